@@ -1,0 +1,27 @@
+# Every target installs what it needs into .venv by itself (only Python 3.11+ is assumed).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench install clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	PYOPENGL_PLATFORM=egl $(BIN)/python -m examples.demo
+
+test: $(STAMP)
+	PYOPENGL_PLATFORM=egl $(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	PYOPENGL_PLATFORM=egl $(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) demo-out .pytest_cache .hypothesis
