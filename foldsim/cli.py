@@ -78,6 +78,29 @@ def _print_check(fc) -> None:
             out.print(f"    {item.id}: {'; '.join(item.inconsistencies)}", markup=False)
 
 
+@app.command()
+def score(
+    task: Annotated[str, typer.Argument(help="prediction | backward | text | generalization | planning")],
+    truth: Annotated[Path, typer.Argument(help="ground-truth MentalBlackboard file (JSON array or JSONL)")],
+    answers: Annotated[Path, typer.Argument(help="model answers: JSON, JSONL, provider batch output or raw text")],
+    compat: Annotated[str | None, typer.Option("--compat", help="reproduce a reference scorer: mentalblackboard")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print every number as one JSON object")] = False,
+    details: Annotated[bool, typer.Option("--details", help="with --json: add the per-item scores")] = False,
+) -> None:
+    """Score model answers against the truth (correct metrics; --compat for the reference's numbers)."""
+    from .errors import InputError
+    from .scoring import render_report, score_files
+
+    try:
+        report = score_files(task, truth, answers, compat=compat)
+    except InputError as error:
+        fail(str(error))
+    if as_json:
+        print_json(report.to_dict(details=details))
+    else:
+        render_report(report, out)
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,45 @@
+"""Shared fixtures. The published MentalBlackboard files are read from ../shared beside the
+checkout; tests that need them fail (never skip) when they are missing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+DATA = SHARED / "data" / "mentalblackboard"
+PLANNING = DATA / "PFHP_Planning_Data.json"
+GENERALIZATION = DATA / "PFHP_Generalization_Data.json"
+
+
+def require(path: Path) -> Path:
+    """The path, or a test failure saying the shared data is missing."""
+    if not path.exists():
+        pytest.fail(f"shared data missing: {path} (tests read ../shared/data/mentalblackboard)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def planning_file() -> Path:
+    return require(PLANNING)
+
+
+@pytest.fixture(scope="session")
+def generalization_file() -> Path:
+    return require(GENERALIZATION)
+
+
+def pytest_collection_modifyitems(config, items):
+    """GPU-marked tests are deselected (not skipped) unless JAX sees a CUDA device."""
+    import jax
+
+    if any(d.platform == "gpu" for d in jax.devices()):
+        return
+    gpu_only = [item for item in items if "gpu" in item.keywords]
+    if gpu_only:
+        config.hook.pytest_deselected(items=gpu_only)
+        items[:] = [item for item in items if "gpu" not in item.keywords]
