@@ -95,8 +95,7 @@ def simulate(batch: Iterable[Config | dict], *, chunk_rows: int = DEFAULT_CHUNK_
     position = {i: k for k, i in enumerate(valid)}
     for i, config in enumerate(configs):
         if config is None:
-            item_id = items[i].get("id") if isinstance(items[i], dict) else None
-            results.append(Result(str(item_id) if item_id is not None else f"item {i}", STATUS_INVALID, str(errors[i])))
+            results.append(Result(errors[i].item or f"item {i}", STATUS_INVALID, str(errors[i])))
         else:
             results.append(decode(config, out, position[i]))
     return results

@@ -47,7 +47,7 @@ class Trace:
 
     def sheet(self, k: int) -> K.Sheet:
         """The sheet after k actions (k = 0: flat)."""
-        return self.steps[k - 1].after if k else self.steps[0].before if self.steps else _flat()
+        return self.steps[k - 1].after if k else _flat()
 
     def paper(self, k: int) -> np.ndarray:
         """bool[32]: which grid positions hold paper after k actions (the rest is the folded region)."""
@@ -63,8 +63,10 @@ def _flat() -> K.Sheet:
 
 
 def layers_on_grid(sheet: K.Sheet) -> np.ndarray:
-    """int[32]: how many triangles lie on each grid position of `sheet`."""
-    index = np.asarray(K.state.grid_index_of(sheet))
+    """int[32]: how many triangles lie on each grid position of `sheet` (host-side NumPy: drawing
+    code calls this per step, where a device round trip would dominate)."""
+    sums = np.einsum("tij,tj->ti", sheet.linear, K.sheet.FLAT_CENTROID_SUMS) + 3 * np.asarray(sheet.shift)
+    index = K.sheet.grid_index_of_centroid_sums(sums)
     return np.bincount(index[index >= 0], minlength=32)
 
 
