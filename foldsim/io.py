@@ -53,6 +53,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; give the file normal permissions
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -62,6 +63,13 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    """The process umask (read by setting and restoring it; there is no read-only call)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

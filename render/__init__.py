@@ -10,8 +10,19 @@ from .images import numbered_sheet_image, step_images, write_images, write_numbe
 from .shapes import SIZE_SCALE, fan_triangles, hole_polygons
 from .text import final_text, grid_text, steps_text, write_text
 
+#: the 3-D renderer's exports, imported on first use: pyrender and EGL cost ~2 s to load
+_ANIMATION = ("AnimationOptions", "folding_frames", "unfolding_frames", "render_frame", "result_image", "write_videos")
+
 __all__ = [
     "numbered_sheet_image", "step_images", "write_images", "write_numbered_sheet",
     "SIZE_SCALE", "fan_triangles", "hole_polygons",
-    "final_text", "grid_text", "steps_text", "write_text",
+    "final_text", "grid_text", "steps_text", "write_text", *_ANIMATION,
 ]
+
+
+def __getattr__(name: str):
+    if name in _ANIMATION:
+        from . import animation
+
+        return getattr(animation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
