@@ -101,6 +101,190 @@ def score(
         render_report(report, out)
 
 
+def _progress_bar(description: str, unit: str = "rows"):
+    """(a rich Progress on stderr showing counts, rate and elapsed time, an `advance(n)` callback);
+    use the Progress as a context manager. Silent when stderr is not a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                   TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal)
+    task = bar.add_task(description, total=None, rate="")
+
+    def advance(n: int) -> None:
+        bar.advance(task, n)
+        speed = bar.tasks[0].speed
+        bar.update(task, rate=f"{speed:,.0f} {unit}/s" if speed else "")
+
+    return bar, advance
+
+
+@app.command("enumerate")
+def enumerate_command(
+    rules: Annotated[str, typer.Option("--rules", help="physical | mentalblackboard")] = "physical",
+    pattern: Annotated[str | None, typer.Option("--pattern", help="only this action pattern, e.g. FRF")] = None,
+    out_file: Annotated[Path | None, typer.Option("--out", help="write the configurations as a columnar .npz")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print {rules, total, by_pattern, ...} as JSON")] = False,
+) -> None:
+    """Enumerate a rule set's configurations on the device and count them per pattern (SPEC §5)."""
+    from .enumerate import enumeration_report, render_enumeration
+    from .errors import InputError
+    from .io import atomic_write_bytes
+
+    try:
+        bar, advance = _progress_bar(f"enumerating {rules}")
+        with bar:
+            report = enumeration_report(rules, pattern, on_progress=advance)
+    except InputError as error:
+        fail(str(error))
+    if out_file is not None:
+        atomic_write_bytes(out_file, report.table.npz_bytes())
+    if as_json:
+        print_json(report.summary())
+    else:
+        render_enumeration(report, out)
+        if out_file is not None:
+            out.print(f"wrote {len(report.table):,} configurations to {out_file}", markup=False)
+
+
+@app.command()
+def verify(
+    tasks: Annotated[Path, typer.Argument(help="planning tasks: a MentalBlackboard planning file")],
+    answers: Annotated[Path, typer.Argument(help="proposed plans: model answers, or MentalBlackboard records")],
+    as_json: Annotated[bool, typer.Option("--json", help="print {items, correct, by_reason, by_folds} as JSON")] = False,
+    details: Annotated[bool, typer.Option("--details", help="add one verdict per item")] = False,
+) -> None:
+    """Replay every proposed plan in one batched kernel call and judge it against its task."""
+    from .errors import InputError
+    from .verify import render_verify, verify_files
+
+    try:
+        bar, advance = _progress_bar("replaying plans", unit="plans")
+        with bar:
+            report = verify_files(tasks, answers, on_progress=advance)
+    except InputError as error:
+        fail(str(error))
+    if as_json:
+        print_json(report.summary(details=details))
+    else:
+        render_verify(report, out, details=details)
+
+
+@app.command()
+def solve(
+    tasks: Annotated[Path, typer.Argument(help="planning tasks: a MentalBlackboard planning file")],
+    limit: Annotated[int | None, typer.Option("--limit", help="only the first N tasks")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the counts per task as JSON")] = False,
+    out_file: Annotated[Path | None, typer.Option("--out", help="write every task's solutions as JSON")] = None,
+) -> None:
+    """Find ALL plans (<= 2 punches, -F folds, no rotation) that reproduce each task's result holes."""
+    from .errors import InputError
+    from .io import atomic_write_json
+    from .solve import render_solve, solutions_json, solve_file, solve_summary
+
+    if limit is not None and limit < 0:
+        fail(f"--limit: must be 0 or more, got {limit}")
+    try:
+        bar, advance = _progress_bar("solving", unit="tasks")
+        with bar:
+            results = solve_file(tasks, limit=limit, on_progress=advance)
+    except InputError as error:
+        fail(str(error))
+    if out_file is not None:
+        atomic_write_json(out_file, solutions_json(results))
+    summary = solve_summary(results)
+    if as_json:
+        print_json(summary)
+    else:
+        render_solve(summary, out)
+
+
+@app.command()
+def generate(
+    task: Annotated[str, typer.Option("--task", help="prediction | planning | generalization | backward")],
+    group: Annotated[list[str], typer.Option("--group", help="structure group, e.g. two_step_with_rotation (repeatable)")],
+    out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (JSON, media, manifest)")],
+    count: Annotated[int, typer.Option("--count", help="items per group (pairs, for generalization)")] = 10,
+    seed: Annotated[int, typer.Option("--seed", help="random seed: same seed, same dataset")] = 0,
+    video: Annotated[bool, typer.Option("--video", help="3-D folding/unfolding MP4s and the result PNG")] = False,
+    images: Annotated[bool, typer.Option("--images", help="2-D step images")] = False,
+    text: Annotated[bool, typer.Option("--text", help="text grids")] = False,
+    workers: Annotated[int | None, typer.Option("--workers", help="render processes (default: min(2, CPUs))")] = None,
+    first_id: Annotated[int, typer.Option("--first-id", help="number of the first item (PFHP_<n>)")] = 1,
+    attribute: Annotated[str | None, typer.Option(
+        "--attribute", help="generalization: shape | size | direction | location (default: all four in turn)")] = None,
+    allow_odd_totals: Annotated[bool, typer.Option(
+        "--allow-odd-totals", help="keep items with an odd number of result holes (the reference refuses them)")] = False,
+    width: Annotated[int | None, typer.Option("--width", help="video width in pixels (even)")] = None,
+    height: Annotated[int | None, typer.Option("--height", help="video height in pixels (even)")] = None,
+    fps: Annotated[int | None, typer.Option("--fps", help="video frames per second")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print {data, records, rendered, skipped, failed}")] = False,
+) -> None:
+    """Generate a MentalBlackboard-format dataset by structure group, with the media asked for."""
+    from .errors import InputError
+    from .generate import GenerateOptions, write_dataset
+    from .media import MediaRequest, default_workers
+
+    try:
+        options = GenerateOptions(task, tuple(group), count, seed, first_id, not allow_odd_totals, attribute).validate()
+        request = MediaRequest.of(video=video, images=images, text=text, width=width, height=height, fps=fps)
+    except InputError as error:
+        fail(str(error))
+    if workers is not None and workers < 1:
+        fail("--workers: must be at least 1")
+    path, records, report = write_dataset(options, out_dir, request, workers=workers or default_workers(), console=err)
+    if not as_json:
+        out.print(f"wrote {len(records)} records to {path}", markup=False)
+    _print_render_report(report, as_json, {"data": str(path), "records": len(records)})
+
+
+def _print_render_report(report, as_json: bool = False, extra: dict | None = None) -> None:
+    """A summary on stdout (a line, or JSON), one error line per failed item on stderr; exit 1 if
+    any item failed."""
+    if as_json:
+        print_json({**(extra or {}), **report.summary()})
+    elif report.rendered or report.skipped or report.failed:
+        out.print(f"media: {len(report.rendered)} rendered, {len(report.skipped)} already complete, "
+                  f"{len(report.failed)} failed", markup=False)
+    for item_id, reason in report.failed.items():
+        err.print(f"error: {item_id}: {reason}", markup=False)
+    raise typer.Exit(1 if report.failed else 0)
+
+
+@app.command()
+def render(
+    file: Annotated[Path, typer.Argument(help="MentalBlackboard-format JSON/JSONL file")],
+    out_dir: Annotated[Path, typer.Option("--out", help="dataset folder to write the media into")],
+    video: Annotated[bool, typer.Option("--video", help="3-D folding/unfolding MP4s and the result PNG")] = False,
+    images: Annotated[bool, typer.Option("--images", help="2-D step images")] = False,
+    text: Annotated[bool, typer.Option("--text", help="text grids")] = False,
+    workers: Annotated[int | None, typer.Option("--workers", help="render processes (default: min(2, CPUs))")] = None,
+    ids: Annotated[list[str] | None, typer.Option("--ids", help="only these ids (repeatable, or comma-separated)")] = None,
+    width: Annotated[int | None, typer.Option("--width", help="video width in pixels (even)")] = None,
+    height: Annotated[int | None, typer.Option("--height", help="video height in pixels (even)")] = None,
+    fps: Annotated[int | None, typer.Option("--fps", help="video frames per second")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print {rendered, skipped, failed} as JSON")] = False,
+) -> None:
+    """Render the media of an existing file; items that cannot be drawn are reported and skipped."""
+    from .errors import InputError
+    from .io import read_records
+    from .media import MediaRequest, default_workers, render_items, renderable
+
+    try:
+        request = MediaRequest.of(video=video, images=images, text=text, width=width, height=height, fps=fps)
+        records = read_records(file)
+    except InputError as error:
+        fail(str(error))
+    if not request.modalities:
+        fail("--video/--images/--text: ask for at least one modality")
+    if workers is not None and workers < 1:
+        fail("--workers: must be at least 1")
+    wanted = [i for chunk in ids for i in chunk.split(",") if i] if ids else None
+    drawable, failed = renderable(records, wanted)
+    report = render_items(drawable, out_dir, request, workers=workers or default_workers(), console=err)
+    report.failed = {**failed, **report.failed}
+    _print_render_report(report, as_json)
+
+
 def main() -> None:
     app()
 
