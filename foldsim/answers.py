@@ -166,15 +166,16 @@ def split_answer_text(text: str, name: str) -> list:
     stripped = text.strip()
     if not stripped:
         return []
-    try:
-        data = loads_lenient(stripped)
-    except ValueError:
-        pass
-    else:
-        return data if isinstance(data, list) else [data]
     lines = [(number, line) for number, line in enumerate(stripped.splitlines(), 1) if line.strip()]
-    if not isinstance(_loads_or_none(lines[0][1]), dict):
-        return [{"id": name, "raw_response": text}]
+    # JSON Lines first when the first line is an object on its own: repairing a whole large
+    # JSONL file as one JSON text would be slow and pointless
+    jsonl = len(lines) > 1 and isinstance(_loads_or_none(lines[0][1]), dict)
+    if not jsonl:
+        try:
+            data = loads_lenient(stripped)
+        except ValueError:
+            return [{"id": name, "raw_response": text}]
+        return data if isinstance(data, list) else [data]
     records = [(number, _loads_or_none(line), line) for number, line in lines]
     return [record if isinstance(record, dict) else {"id": f"line {number}", "raw_response": line} for number, record, line in records]
 
