@@ -10,6 +10,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from .progress import counting_bar
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Exact, batched paper folding & hole punching.")
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -101,23 +103,6 @@ def score(
         render_report(report, out)
 
 
-def _progress_bar(description: str, unit: str = "rows"):
-    """(a rich Progress on stderr showing counts, rate and elapsed time, an `advance(n)` callback);
-    use the Progress as a context manager. Silent when stderr is not a terminal."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-                   TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal)
-    task = bar.add_task(description, total=None, rate="")
-
-    def advance(n: int) -> None:
-        bar.advance(task, n)
-        speed = bar.tasks[0].speed
-        bar.update(task, rate=f"{speed:,.0f} {unit}/s" if speed else "")
-
-    return bar, advance
-
-
 @app.command("enumerate")
 def enumerate_command(
     rules: Annotated[str, typer.Option("--rules", help="physical | mentalblackboard")] = "physical",
@@ -131,7 +116,7 @@ def enumerate_command(
     from .io import atomic_write_bytes
 
     try:
-        bar, advance = _progress_bar(f"enumerating {rules}")
+        bar, advance = counting_bar(f"enumerating {rules}", "rows", console=err)
         with bar:
             report = enumeration_report(rules, pattern, on_progress=advance)
     except InputError as error:
@@ -158,7 +143,7 @@ def verify(
     from .verify import render_verify, verify_files
 
     try:
-        bar, advance = _progress_bar("replaying plans", unit="plans")
+        bar, advance = counting_bar("replaying plans", "plans", console=err)
         with bar:
             report = verify_files(tasks, answers, on_progress=advance)
     except InputError as error:
@@ -184,7 +169,7 @@ def solve(
     if limit is not None and limit < 0:
         fail(f"--limit: must be 0 or more, got {limit}")
     try:
-        bar, advance = _progress_bar("solving", unit="tasks")
+        bar, advance = counting_bar("solving", "tasks", console=err)
         with bar:
             results = solve_file(tasks, limit=limit, on_progress=advance)
     except InputError as error:

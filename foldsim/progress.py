@@ -1,0 +1,47 @@
+"""The one progress bar: counts, rate, elapsed and remaining time, on stderr, silent when stderr is
+not a terminal (so logs and CI output stay clean)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+
+class RateColumn(ProgressColumn):
+    """Units per second."""
+
+    def __init__(self, unit: str = "items"):
+        super().__init__()
+        self.unit = unit
+
+    def render(self, task: Task) -> Text:
+        rate = f"{task.speed:,.1f}" if task.speed else "--"
+        return Text(f"{rate} {self.unit}/s", style="progress.data.speed")
+
+
+def progress_bar(unit: str = "items", console: Console | None = None) -> Progress:
+    """A rich Progress (use it as a context manager and add tasks to it)."""
+    console = console or Console(stderr=True)
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(unit),
+                    TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True,
+                    disable=not console.is_terminal)
+
+
+def counting_bar(description: str, unit: str = "items", total: int | None = None,
+                 console: Console | None = None) -> tuple[Progress, Callable[[int], None]]:
+    """A progress bar with one task, and the `advance(n)` callback batched code reports through."""
+    bar = progress_bar(unit, console)
+    task = bar.add_task(description, total=total)
+    return bar, lambda n: bar.advance(task, n)
