@@ -1,22 +1,150 @@
 """Host-side batching: pad rows to a few bucket sizes so a jitted kernel compiles a handful of
-times, and run large inputs in chunks so memory stays bounded."""
+times, and run large inputs in chunks so memory stays bounded.
+
+The chunk size can come from the memory there is: a memory budget (an explicit argument, else the
+`FOLDSIM_MEMORY_BUDGET` environment variable, else half of the available memory: free GPU memory per
+`device.memory_stats()`, or MemAvailable from /proc/meminfo on a CPU) divided by the bytes one row
+needs (its inputs and outputs per `jax.eval_shape`, times a safety factor for XLA's temporaries and
+the host copy of the chunk's output), rounded down to a power of two.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 import jax
 import numpy as np
 
-DEFAULT_CHUNK_ROWS = 1 << 14
+from .errors import InputError
+
+DEFAULT_CHUNK_ROWS = 1 << 14  # the fixed chunk size of callers that pass one
+MIN_CHUNK_ROWS = 8  # also the smallest bucket
+#: the largest derived chunk: throughput no longer grows well before it (see benchmarks/scaling),
+#: and a cap keeps the power-of-two padding of one huge chunk small
+MAX_CHUNK_ROWS = 1 << 16
+#: bytes a row really takes over its inputs + outputs: XLA's temporaries (measured 0.1x-1.3x of the
+#: outputs for simulate_batch/fold_batch on CPU) plus the host copy of the output, with headroom
+SAFETY_FACTOR = 4
+AVAILABLE_FRACTION = 0.5  # share of the available memory a derived budget may use
+MEMORY_BUDGET_ENV = "FOLDSIM_MEMORY_BUDGET"
+FALLBACK_AVAILABLE_BYTES = 1 << 30  # when the platform reports no available memory at all
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_BUDGET_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*$", re.IGNORECASE)
 
 
-def bucket_rows(n: int, *, minimum: int = 8, maximum: int = DEFAULT_CHUNK_ROWS) -> int:
+class Chunk(NamedTuple):
+    """One kernel call: rows [start, start + rows) of the input, padded to `bucket` rows."""
+
+    start: int
+    rows: int
+    bucket: int
+
+
+def bucket_rows(n: int, *, minimum: int = MIN_CHUNK_ROWS, maximum: int = DEFAULT_CHUNK_ROWS) -> int:
     """The padded row count for n rows: the next power of two, between `minimum` and `maximum`."""
     size = minimum
     while size < n and size < maximum:
         size *= 2
     return size
+
+
+def floor_power_of_two(n: int) -> int:
+    """The largest power of two <= n (1 for n < 1)."""
+    return 1 << (max(int(n), 1).bit_length() - 1)
+
+
+def chunk_plan(n: int, chunk_rows: int) -> list[Chunk]:
+    """How `run_chunked` cuts n rows: chunks of `chunk_rows`, each padded to a power of two (so only
+    the last one is padded); zero rows still make one (empty) call, so outputs keep their shape."""
+    plan = []
+    for start in range(0, max(n, 1), chunk_rows):
+        rows = min(chunk_rows, n - start)
+        plan.append(Chunk(start, rows, bucket_rows(rows, maximum=chunk_rows)))
+    return plan
+
+
+# -- memory ----------------------------------------------------------------------------------------
+
+
+def parse_memory_budget(value: int | str, *, field: str = MEMORY_BUDGET_ENV) -> int:
+    """Bytes from an int or a string such as "4096", "64M", "1.5G", "512KiB" (binary units)."""
+    if isinstance(value, bool):
+        raise InputError(f"{value!r} is not a number of bytes", field=field)
+    if isinstance(value, int):
+        number, unit = value, ""
+    else:
+        match = _BUDGET_RE.match(str(value))
+        if not match:
+            raise InputError(f"{value!r} is not a number of bytes (examples: 4096, 64M, 1.5G)", field=field)
+        number, unit = float(match.group(1)), match.group(2).upper()
+    budget = int(number * _UNITS[unit])
+    if budget <= 0:
+        raise InputError(f"{value!r}: the memory budget must be positive", field=field)
+    return budget
+
+
+def meminfo_available(path: str = "/proc/meminfo") -> int | None:
+    """MemAvailable in bytes from a Linux meminfo file, None where there is none."""
+    try:
+        with open(path, encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def available_memory(device: jax.Device | None = None) -> int:
+    """Bytes free for a kernel on `device` (default: JAX's first device): bytes_limit - bytes_in_use
+    where the device reports memory stats (GPUs), else the host's MemAvailable."""
+    device = device or jax.devices()[0]
+    stats = device.memory_stats() or {}
+    if "bytes_limit" in stats:
+        return max(int(stats["bytes_limit"]) - int(stats.get("bytes_in_use", 0)), 0)
+    host = meminfo_available()
+    if host is not None:
+        return host
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return FALLBACK_AVAILABLE_BYTES
+
+
+def memory_budget_bytes(budget: int | str | None = None, *, environ: Mapping[str, str] | None = None,
+                  device: jax.Device | None = None) -> int:
+    """Bytes one chunk may use: `budget` if given, else $FOLDSIM_MEMORY_BUDGET, else a share of the
+    available memory. Raises InputError for a budget that is not a positive number of bytes."""
+    if budget is not None:
+        return parse_memory_budget(budget, field="memory_budget")
+    text = (os.environ if environ is None else environ).get(MEMORY_BUDGET_ENV, "").strip()
+    if text:
+        return parse_memory_budget(text, field=MEMORY_BUDGET_ENV)
+    return int(available_memory(device) * AVAILABLE_FRACTION)
+
+
+def row_bytes(fn: Callable, arrays: Sequence[np.ndarray]) -> int:
+    """Bytes of one row's inputs and outputs of a row-wise `fn`, from its abstract evaluation (no
+    compilation, no data)."""
+    specs = [jax.ShapeDtypeStruct((1, *np.shape(a)[1:]), np.asarray(a).dtype) for a in arrays]
+    out = jax.eval_shape(fn, *specs)
+    leaves = [*specs, *jax.tree.leaves(out)]
+    return sum(int(np.prod(x.shape)) * np.dtype(x.dtype).itemsize for x in leaves)
+
+
+def chunk_rows_for(fn: Callable, arrays: Sequence[np.ndarray], *, memory_budget: int | str | None = None,
+                   device: jax.Device | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """The chunk size that fits the memory budget: a power of two in [MIN_CHUNK_ROWS, MAX_CHUNK_ROWS]."""
+    budget = memory_budget_bytes(memory_budget, environ=environ, device=device)
+    rows = budget // (row_bytes(fn, arrays) * SAFETY_FACTOR)
+    return min(max(floor_power_of_two(rows), MIN_CHUNK_ROWS), MAX_CHUNK_ROWS)
+
+
+# -- padding and running ---------------------------------------------------------------------------
 
 
 def pad_rows(array: np.ndarray, rows: int, fill: int) -> np.ndarray:
@@ -36,22 +164,27 @@ def pad_columns(rows: Sequence[Sequence[int]], width: int, fill: int) -> np.ndar
 
 
 def run_chunked(
-    fn: Callable, arrays: Sequence[np.ndarray], fills: Sequence[int], *, chunk_rows: int = DEFAULT_CHUNK_ROWS,
-    on_chunk: Callable[[int], None] | None = None,
+    fn: Callable, arrays: Sequence[np.ndarray], fills: Sequence[int], chunk_rows: int | None = None, *,
+    on_chunk: Callable[[int], None] | None = None, memory_budget: int | str | None = None,
 ):
     """Apply a jitted, row-wise `fn` to `arrays` in padded chunks; returns its pytree as NumPy arrays.
 
     Rows are independent, so padding rows (filled with no-op values) are simply cut off again.
+    `chunk_rows=None` derives the chunk size from the memory budget (`chunk_rows_for`). Each chunk's
+    output is copied into arrays allocated once for all rows, so the host holds the result plus one
+    chunk, never the chunks and their concatenation together.
     """
+    if chunk_rows is None:
+        chunk_rows = chunk_rows_for(fn, arrays, memory_budget=memory_budget)
     n = arrays[0].shape[0]
-    outputs = []
-    for start in range(0, max(n, 1), chunk_rows):
-        chunk = [a[start : start + chunk_rows] for a in arrays]
-        rows = chunk[0].shape[0]
-        size = bucket_rows(rows, maximum=chunk_rows)
-        padded = [pad_rows(a, size, f) for a, f in zip(chunk, fills)]
+    outputs = None
+    for chunk in chunk_plan(n, chunk_rows):
+        padded = [pad_rows(a[chunk.start : chunk.start + chunk.rows], chunk.bucket, f) for a, f in zip(arrays, fills)]
         result = jax.device_get(fn(*padded))
-        outputs.append(jax.tree.map(lambda x: x[:rows], result))
+        if outputs is None:
+            outputs = jax.tree.map(lambda x: np.empty((n, *x.shape[1:]), dtype=x.dtype), result)
+        for out, part in zip(jax.tree.leaves(outputs), jax.tree.leaves(result), strict=True):
+            out[chunk.start : chunk.start + chunk.rows] = part[: chunk.rows]
         if on_chunk:
-            on_chunk(rows)
-    return jax.tree.map(lambda *xs: np.concatenate(xs), *outputs)
+            on_chunk(chunk.rows)
+    return outputs

@@ -16,41 +16,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import jax
 import numpy as np
 
 from . import kernels as K
-from .batching import pad_rows, run_chunked
+from .batching import run_chunked
 from .codes import action_code
 from .errors import InputError
 from .rules import GROUPS, PHYSICAL, RuleSet, group_of, patterns_of_group
 
 WIDTH = 6  # action columns: the longest benchmark pattern, so every bulk call shares one compilation
-CHUNK_ROWS = 4096  # fixed kernel batch: one compilation per program, and the fastest size on 2 cores
 
 Progress = Callable[[int], None]  # called with the number of rows just finished
 
 #: terse code of every action int ("" for NOOP), to build code strings without a Python loop
 CODE_OF_ACTION = np.array([""] + [action_code(a) for a in range(1, K.actions.N_ACTION_CODES)])
-
-
-def run_fixed_chunks(fn: Callable, arrays: Sequence[np.ndarray], fills: Sequence[int], *,
-                     on_progress: Progress | None = None):
-    """`run_chunked` with every chunk exactly CHUNK_ROWS rows, so a jitted `fn` compiles once per
-    column shape whatever the row count; the padding rows are cut off again."""
-    n = arrays[0].shape[0]
-    rows = max(CHUNK_ROWS, -(-n // CHUNK_ROWS) * CHUNK_ROWS)
-    padded = [pad_rows(a, rows, f) for a, f in zip(arrays, fills)]
-    done = [0]
-
-    def advance(chunk: int) -> None:
-        real = min(chunk, n - done[0])
-        done[0] += real
-        if on_progress and real > 0:
-            on_progress(real)
-
-    out = run_chunked(fn, padded, fills, chunk_rows=CHUNK_ROWS, on_chunk=advance)
-    return jax.tree.map(lambda x: x[:n], out)
 
 
 def pad_actions(actions: np.ndarray, width: int = WIDTH) -> np.ndarray:
@@ -63,7 +42,7 @@ def pad_actions(actions: np.ndarray, width: int = WIDTH) -> np.ndarray:
 
 def fold_rows(actions: np.ndarray, *, on_progress: Progress | None = None) -> K.Folded:
     """`fold_batch` over any number of action rows (NumPy in and out)."""
-    return run_fixed_chunks(K.fold_batch, [pad_actions(actions)], [K.actions.NOOP], on_progress=on_progress)
+    return run_chunked(K.fold_batch, [pad_actions(actions)], [K.actions.NOOP], on_chunk=on_progress)
 
 
 def realizable(actions: np.ndarray, *, on_progress: Progress | None = None) -> np.ndarray:

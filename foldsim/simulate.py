@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import kernels as K
-from .batching import DEFAULT_CHUNK_ROWS, pad_columns, run_chunked
+from .batching import pad_columns, run_chunked
 from .codes import action_code, parse_action
 from .config import Config
 from .errors import InputError
@@ -77,9 +77,10 @@ def encode(configs: Sequence[Config]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return actions, locations, quarters
 
 
-def simulate(batch: Iterable[Config | dict], *, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> list[Result]:
+def simulate(batch: Iterable[Config | dict], *, chunk_rows: int | None = None) -> list[Result]:
     """Simulate every item of `batch` (Config objects or MentalBlackboard records) in one batched
-    kernel call; returns one Result per item, in order."""
+    kernel call; returns one Result per item, in order. Large batches run in chunks sized from the
+    available memory (`foldsim.batching`) unless `chunk_rows` is given."""
     items = list(batch)
     configs: list[Config | None] = []
     errors: dict[int, InputError] = {}
@@ -106,7 +107,7 @@ def simulate_one(config: Config | dict) -> Result:
     return simulate([config])[0]
 
 
-def _run(configs: Sequence[Config], chunk_rows: int) -> K.Punched:
+def _run(configs: Sequence[Config], chunk_rows: int | None) -> K.Punched:
     actions, locations, quarters = encode(configs)
     return run_chunked(K.simulate_batch, (actions, locations, quarters), (K.actions.NOOP, -1, 0), chunk_rows=chunk_rows)
 

@@ -29,7 +29,8 @@ import numpy as np
 from . import kernels as K
 from .answers import PLAN_KEYS, Answer, index_answers, load_answers
 from .codes import parse_action
-from .enumerate import WIDTH, Progress, pad_actions, run_fixed_chunks
+from .batching import run_chunked
+from .enumerate import WIDTH, Progress, pad_actions
 from .errors import InputError
 from .holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value, parse_holes
 from .io import read_records
@@ -322,8 +323,8 @@ def _replay_keys(enc: _Encoded, on_progress: Progress | None) -> tuple[np.ndarra
     if n == 0:
         empty = np.zeros(0, dtype=np.int32)
         return empty, empty, empty, np.zeros((0, 1), dtype=np.int16)
-    out = run_fixed_chunks(K.simulate_batch, [pad_actions(enc.actions), enc.locations, enc.quarters],
-                           [K.actions.NOOP, -1, 0], on_progress=on_progress)
+    out = run_chunked(K.simulate_batch, [pad_actions(enc.actions), enc.locations, enc.quarters],
+                      [K.actions.NOOP, -1, 0], on_chunk=on_progress)
     location0 = out.folded.unfolded.location[:, None, :]  # [R, 1, 32]
     kinds = enc.kinds[:, :, None]  # [R, P, 1]
     keys = hole_key(kinds, location0, out.directions)

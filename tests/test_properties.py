@@ -203,10 +203,11 @@ def test_g_batched_kernel_equals_plain_reference(codes, holes):
 
 
 def test_g_on_realizable_pool_in_one_batch():
-    """The whole pool of realizable configurations, each with random punches, in one kernel call."""
+    """400 realizable configurations of the pool, each with a random punch, in one kernel call."""
     rng = np.random.default_rng(3)
     configs = []
-    for codes in POOL:
+    for index in rng.permutation(len(POOL))[:400]:
+        codes = POOL[index]
         holes = [Hole.make(SHAPES[rng.integers(9)], SIZES[rng.integers(2)], 90 * int(rng.integers(4)), int(rng.integers(1, 33)))]
         configs.append(Config.from_codes(codes, holes))
     for config, result in zip(configs, simulate(configs)):

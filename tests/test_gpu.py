@@ -1,0 +1,52 @@
+"""The conformance suite on a CUDA device. Every test here is marked `gpu`: tests/conftest.py
+deselects them when JAX sees no GPU, so on a CPU machine they are collected and deselected."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import foldsim
+from foldsim import kernels as K
+from foldsim.batching import available_memory, chunk_rows_for
+from foldsim.check import MATCH
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def gpu() -> jax.Device:
+    return jax.devices("gpu")[0]
+
+
+def test_default_backend_is_the_gpu():
+    assert jax.default_backend() == "gpu"
+
+
+def test_planning_file_matches_on_gpu(planning_file):
+    check = foldsim.check_file(planning_file)
+    assert check.error is None
+    assert (len(check.items), len(check.ids(MATCH))) == (400, 400)
+
+
+def test_generalization_file_matches_on_gpu(generalization_file):
+    check = foldsim.check_file(generalization_file)
+    assert check.error is None
+    assert (len(check.items), len(check.ids(MATCH))) == (480, 473)
+
+
+def test_kernel_outputs_live_on_the_gpu(gpu):
+    actions = np.array([[1, 3, 17, 0, 0, 0], [5, 0, 0, 0, 0, 0]], dtype=np.int32)
+    locations = np.array([[0, 5, -1, -1], [9, -1, -1, -1]], dtype=np.int32)
+    out = K.simulate_batch(actions, locations, np.zeros_like(locations))
+    devices = {d for leaf in jax.tree.leaves(out) for d in leaf.devices()}
+    assert devices == {gpu}
+
+
+def test_chunk_size_comes_from_gpu_memory(gpu):
+    stats = gpu.memory_stats()
+    assert 0 < available_memory(gpu) <= stats["bytes_limit"]
+    actions = np.zeros((4, 6), dtype=np.int32)
+    rows = chunk_rows_for(K.fold_batch, [actions], device=gpu, environ={})
+    assert rows > 0 and rows & (rows - 1) == 0
