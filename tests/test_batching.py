@@ -16,7 +16,8 @@ from foldsim.batching import (
     bucket_rows,
     chunk_plan,
     chunk_rows_for,
-    floor_power_of_two,
+    floor_ladder_size,
+    ladder_size,
     meminfo_available,
     memory_budget_bytes,
     parse_memory_budget,
@@ -29,8 +30,8 @@ N_ROWS = 3000
 WIDTH = 6
 
 
-def is_power_of_two(n: int) -> bool:
-    return n > 0 and n & (n - 1) == 0
+def on_ladder(n: int) -> bool:
+    return n in {ladder_size(k) for k in range(30)}
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,7 @@ def fold_row_bytes(actions) -> int:
 
 
 def budget_for(rows: int, fold_row_bytes: int) -> int:
-    """A budget that makes chunk_rows_for pick exactly `rows` (a power of two) for fold_batch."""
+    """A budget that makes chunk_rows_for pick exactly `rows` (a ladder size) for fold_batch."""
     return rows * fold_row_bytes * SAFETY_FACTOR + fold_row_bytes
 
 
@@ -110,30 +111,31 @@ def test_row_bytes_counts_inputs_and_outputs(actions, fold_row_bytes):
 
 def test_chunk_size_follows_the_budget(actions, fold_row_bytes):
     sizes = [chunk_rows_for(K.fold_batch, [actions], memory_budget=budget_for(rows, fold_row_bytes), environ={})
-             for rows in (64, 256, 1024)]
-    assert sizes == [64, 256, 1024]
+             for rows in (64, 256, 1088)]
+    assert sizes == [64, 256, 1088]
     assert chunk_rows_for(K.fold_batch, [actions], memory_budget=1, environ={}) == MIN_CHUNK_ROWS
     assert chunk_rows_for(K.fold_batch, [actions], memory_budget="1T", environ={}) == MAX_CHUNK_ROWS
     assert chunk_rows_for(K.fold_batch, [actions], memory_budget=budget_for(300, fold_row_bytes) , environ={}) == 256
     via_env = chunk_rows_for(K.fold_batch, [actions], environ={MEMORY_BUDGET_ENV: str(budget_for(128, fold_row_bytes))})
     assert via_env == 128
-    assert is_power_of_two(chunk_rows_for(K.fold_batch, [actions], environ={}))
+    assert on_ladder(chunk_rows_for(K.fold_batch, [actions], environ={}))
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 1000, 4096, 4097, 70_000])
 @pytest.mark.parametrize("chunk_rows", [8, 512, DEFAULT_CHUNK_ROWS, 1000])
-def test_chunk_plan_covers_every_row_once_in_power_of_two_buckets(n, chunk_rows):
+def test_chunk_plan_covers_every_row_once_in_ladder_buckets(n, chunk_rows):
     plan = chunk_plan(n, chunk_rows)
     covered = np.concatenate([np.arange(c.start, c.start + c.rows) for c in plan])
     np.testing.assert_array_equal(covered, np.arange(n))
-    assert all(is_power_of_two(c.bucket) and c.rows <= c.bucket for c in plan)
+    assert all(on_ladder(c.bucket) and c.rows <= c.bucket for c in plan)
     assert all(c.rows == chunk_rows for c in plan[:-1])
     assert len({c.bucket for c in plan}) <= 2  # full chunks and the last one: at most two compilations
 
 
-def test_bucket_and_floor_powers_of_two():
-    assert [bucket_rows(n) for n in (0, 1, 8, 9, 100, 1 << 20)] == [8, 8, 8, 16, 128, DEFAULT_CHUNK_ROWS]
-    assert [floor_power_of_two(n) for n in (0, 1, 2, 3, 1023, 1024, 1025)] == [1, 1, 2, 2, 512, 1024, 1024]
+def test_bucket_and_floor_ladder_sizes():
+    assert [bucket_rows(n) for n in (0, 1, 8, 9, 100, 1000, 1100, 1 << 20)] == [8, 8, 8, 16, 128, 1088, 2112, DEFAULT_CHUNK_ROWS]
+    assert [floor_ladder_size(n) for n in (0, 1, 2, 3, 1023, 1087, 1088, 2111)] == [1, 1, 2, 2, 512, 512, 1088, 1088]
+    assert DEFAULT_CHUNK_ROWS == (1 << 14) + 64 and MAX_CHUNK_ROWS == (1 << 16) + 64
 
 
 # -- chunked runs -----------------------------------------------------------------------------------
