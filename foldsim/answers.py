@@ -22,6 +22,7 @@ from pathlib import Path
 from .codes import canonical_code, code_of_entry
 from .errors import InputError
 from .holes import SHAPE_PERIOD, SIZES, Hole
+from .kernels.sheet import rct_to_location
 
 STATUS_OK = "ok"
 STATUS_EMPTY = "empty"
@@ -524,7 +525,7 @@ def parse_predicted_location(value: object, notes: list[str]) -> int | None:
         return None
     row, col, tri = numbers
     if 0 <= row <= 3 and 0 <= col <= 3 and 0 <= tri <= 1:
-        return 8 * row + 2 * col + tri + 1
+        return rct_to_location(row, col, tri)
     notes.append(f"location [{row}, {col}, {tri}] is outside the 4x4 grid")
     return None
 

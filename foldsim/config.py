@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .codes import code_of_entry, entry_of_code, parse_codes, pattern_of
 from .errors import InputError
@@ -18,7 +18,6 @@ class Config:
     actions: tuple[str, ...]
     holes: tuple[Hole, ...] = ()
     id: str | None = None
-    record: dict | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_codes(cls, codes: str | Iterable[str], holes: Iterable[Hole | dict] = (), id: str | None = None) -> "Config":
@@ -55,7 +54,7 @@ class Config:
             holes = parse_holes(record.get("initialHoles"), "initialHoles")
         except InputError as err:
             raise err.at(item=item) from None
-        return cls(tuple(codes), holes, item, record)
+        return cls(tuple(codes), holes, item)
 
     @property
     def pattern(self) -> str:

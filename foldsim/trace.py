@@ -82,8 +82,12 @@ def trace(config: Config | dict) -> Trace:
     n_done = len(config.actions) if int(status.code) == K.OK else int(status.step)
     steps = []
     for i in range(n_done):
-        pick = lambda tree, k: jax.tree.map(lambda x: np.asarray(x[k]), tree)  # noqa: E731
         code = config.actions[i]
         crease = None if code.startswith("R-") else np.asarray(infos.crease_ends[i], float) / 4
-        steps.append(Step(i, code, pick(sheets, i), pick(sheets, i + 1), np.asarray(infos.moving[i]), crease))
+        steps.append(Step(i, code, _at(sheets, i), _at(sheets, i + 1), np.asarray(infos.moving[i]), crease))
     return Trace(config, tuple(steps), result)
+
+
+def _at(sheets: K.Sheet, k: int) -> K.Sheet:
+    """The k-th sheet of a stacked history."""
+    return jax.tree.map(lambda x: np.asarray(x[k]), sheets)
