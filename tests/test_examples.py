@@ -177,3 +177,14 @@ def test_cli_check_bad_file_and_bad_item(tmp_path):
     assert any(line.startswith(f"error: {mixed}: bad: initialHoles[0].shape") for line in lines)
     summaries = json.loads(done.stdout)
     assert summaries[1]["match"] == 1 and summaries[1]["invalid"] == ["bad"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["check"], "error: foldsim check: Missing argument 'files'."),
+    (["nosuch"], "error: foldsim: No such command 'nosuch'."),
+    (["verify", "--bogus", "a", "b"], "error: foldsim verify: No such option: --bogus"),
+])
+def test_cli_usage_errors_are_one_line(args, message):
+    done = subprocess.run([sys.executable, "-m", "foldsim.cli", *args], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip() == message
