@@ -2,10 +2,10 @@
 
 Every frame is sampled from the kernels' differentiable motion (`foldsim.kernels.motion.positions`):
 a fold turns its flap about the crease (toward the viewer for -F, away for -B), a rotation turns the
-sheet in its plane, the punch grows a hole decal on every layer it meets. Unfolding plays the folds
-backward (each from s = 1 to s = 0, last fold first) in the *final* frame: rotations are never undone
-(SPEC §3-4), so each fold's motion is turned by the rotations that came after it, and the last frame
-is the flat sheet turned by Θ with the holes at the result locations.
+sheet in its plane, the punch opens see-through holes in every layer it meets (`scene.hole_cuts`).
+Unfolding plays the folds backward (each from s = 1 to s = 0, last fold first) in the *final* frame:
+rotations are never undone (SPEC §3-4), so each fold's motion is turned by the rotations that came
+after it, and the last frame is the flat sheet turned by Θ with the holes at the result locations.
 
 A video is a list of `Segment`s (one motion sampled at a few progress values, one caption); frames
 stream from one OffscreenRenderer per video straight into ffmpeg, so memory stays flat.
@@ -34,8 +34,9 @@ from ..kernels import motion as M
 from ..kernels.sheet import N_TRIANGLES, QUARTER_ROTATIONS
 from ..trace import Trace
 from .images import CENTROIDS, png_bytes
-from .scene import (CREASE_LIFT, FRONT_TRIANGLES, Decals, build_scene, crease_mesh, grown, hole_decals,
-                    paper_meshes, project, pyrender)  # pyrender via scene: it sets up EGL first
+# pyrender via scene: it sets up EGL first
+from .scene import (CREASE_LIFT, FRONT_TRIANGLES, Cut, Look, build_scene, crease_mesh, hole_cuts,
+                    offscreen_renderer, paper_looks, paper_mesh, project, pyrender)
 from .text import require_ok
 
 Colour = tuple[int, int, int]
@@ -91,7 +92,7 @@ class AnimationOptions:
 class Segment:
     """A run of frames of one motion: its progress per frame, the quarter turns applied after it
     (about the origin: unfolding happens in the final frame), the crease to draw, the caption and
-    the hole decals' growth per frame (0 = not punched yet, 1 = full size)."""
+    the holes' growth per frame (0 = not punched yet, 1 = full size)."""
 
     motion: M.Motion
     progress: np.ndarray  # float[F]
@@ -176,22 +177,15 @@ def unfolding_segments(trace: Trace, opts: AnimationOptions) -> list[Segment]:
 
 #: positions of points at several progress values at once: ([N], [N, 2], [F]) -> [F, N, 3]
 _carry = jax.jit(jax.vmap(M.positions, in_axes=(None, None, None, 0)))
+#: every vertex of FRONT_TRIANGLES: its triangle int32[96] and flat place float32[96, 2]
+_VERTEX_TRIANGLE = np.repeat(np.arange(N_TRIANGLES, dtype=np.int32), 3)
+_VERTEX_FLAT = FRONT_TRIANGLES.reshape(-1, 2)
 
 
-def _bucket(n: int) -> int:
-    """Padded point count, so items with different hole counts share a few compiled shapes."""
-    return max(128, 1 << (n - 1).bit_length())
-
-
-def carried(segment: Segment, decals: Decals) -> np.ndarray:
-    """float[F, 96 + N, 3]: triangle vertices then decal points at every frame of the segment."""
-    triangle = np.concatenate([np.repeat(np.arange(N_TRIANGLES), 3), decals.triangle])
-    flat = np.concatenate([FRONT_TRIANGLES.reshape(-1, 2), decals.flat])
-    n, size = len(triangle), _bucket(len(triangle))
-    triangle = np.pad(triangle, (0, size - n)).astype(np.int32)
-    flat = np.pad(flat, ((0, size - n), (0, 0))).astype(np.float32)
-    xyz = np.asarray(_carry(segment.motion, triangle, flat, np.asarray(segment.progress, np.float32)))[:, :n]
-    return turned(xyz, segment.turn)
+def carried(segment: Segment) -> np.ndarray:
+    """float[F, 96, 3]: the vertices of FRONT_TRIANGLES at every frame of the segment."""
+    xyz = _carry(segment.motion, _VERTEX_TRIANGLE, _VERTEX_FLAT, np.asarray(segment.progress, np.float32))
+    return turned(np.asarray(xyz), segment.turn)
 
 
 def turned(xyz: np.ndarray, quarters: int) -> np.ndarray:
@@ -233,47 +227,41 @@ def captioned(frame: np.ndarray, caption: str, opts: AnimationOptions) -> np.nda
     return np.asarray(image)
 
 
-def _segment_frames(renderer: pyrender.OffscreenRenderer, segment: Segment, decals: Decals,
+def _segment_frames(renderer: pyrender.OffscreenRenderer, segment: Segment, looks: dict[float, Look],
                     opts: AnimationOptions) -> Iterator[np.ndarray]:
-    xyz = carried(segment, decals)
-    no_faces = np.zeros((0, 3), int)
-    for positions, scale in zip(xyz, segment.hole_scale):
-        triangles = positions[: 3 * N_TRIANGLES].reshape(N_TRIANGLES, 3, 3)
-        points = grown(positions[3 * N_TRIANGLES:], decals.anchor, scale)
-        faces = decals.faces if scale > 0 else no_faces
-        meshes = paper_meshes(triangles, points, faces, decals.triangle, opts)
+    for positions, growth in zip(carried(segment), segment.hole_scale):
+        triangles = positions.reshape(N_TRIANGLES, 3, 3)
+        meshes = [paper_mesh(triangles, looks[float(growth)])]
         if segment.crease is not None:
             meshes.append(crease_mesh(crease_ends(segment, triangles), opts))
         colour, _ = renderer.render(build_scene(meshes, opts))
         yield captioned(np.ascontiguousarray(colour[..., :3]), segment.caption, opts)
 
 
-def render_segments(segments: list[Segment], decals: Decals, opts: AnimationOptions) -> Iterator[np.ndarray]:
-    """Every frame (H x W x 3 uint8) of `segments`, through one OffscreenRenderer freed at the end."""
-    renderer = pyrender.OffscreenRenderer(opts.width, opts.height)
-    try:
+def render_segments(segments: list[Segment], cuts: list[Cut], opts: AnimationOptions) -> Iterator[np.ndarray]:
+    """Every frame (H x W x 3 uint8) of `segments`, through one renderer freed at the end."""
+    looks = paper_looks(cuts, np.concatenate([segment.hole_scale for segment in segments]), opts)
+    with offscreen_renderer(opts) as renderer:
         for segment in segments:
-            yield from _segment_frames(renderer, segment, decals, opts)
-    finally:
-        renderer.delete()
+            yield from _segment_frames(renderer, segment, looks, opts)
 
 
 def folding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> Iterator[np.ndarray]:
     """Frames of the folding video: initial sheet, each action, the punch."""
     require_ok(trace)
-    return render_segments(folding_segments(trace, opts), hole_decals(trace), opts)
+    return render_segments(folding_segments(trace, opts), hole_cuts(trace), opts)
 
 
 def unfolding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> Iterator[np.ndarray]:
     """Frames of the unfolding video: the punched folded sheet, each fold undone, the result."""
     require_ok(trace)
-    return render_segments(unfolding_segments(trace, opts), hole_decals(trace), opts)
+    return render_segments(unfolding_segments(trace, opts), hole_cuts(trace), opts)
 
 
 def render_frame(trace: Trace, step: int, s: float, opts: AnimationOptions = AnimationOptions()) -> np.ndarray:
     """One folding frame: action `step` (0-based) at progress s in [0, 1], caption included."""
     segment = replace(folding_segments(trace, opts)[1 + step], progress=np.array([s], float), hole_scale=np.zeros(1))
-    [frame] = render_segments([segment], hole_decals(trace), opts)
+    [frame] = render_segments([segment], hole_cuts(trace), opts)
     return frame
 
 
@@ -283,7 +271,7 @@ def result_image(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> I
     require_ok(trace)
     top = replace(opts, camera_elevation=90.0, camera_azimuth=0.0)
     result = replace(unfolding_segments(trace, top)[-1], progress=np.zeros(1), hole_scale=np.ones(1), caption="")
-    [frame] = render_segments([result], hole_decals(trace), top)
+    [frame] = render_segments([result], hole_cuts(trace), top)
     image = Image.fromarray(frame)
     if opts.result_labels:
         draw, font = ImageDraw.Draw(image), _font(round(opts.height * opts.caption_size * 0.6))

@@ -1,4 +1,4 @@
-"""Hole outlines as 2-D polygons, shared by the 2-D images and the 3-D animation's hole decals.
+"""Hole outlines as 2-D polygons, shared by the 2-D images and the 3-D animation's hole cut-outs.
 
 Everything here is in *sheet units* (a grid cell is 1 unit, the sheet spans [-2, 2]^2), y up, and
 pure NumPy. A hole is a list of polygons whose union is its shape: one polygon for the geometric

@@ -1,12 +1,14 @@
 """The 3-D animation: motion geometry (folding ends where unfolding starts, unfolding ends on the flat
-sheet turned by Θ with decals on the result holes), rendered pixels (not blank, faces coloured by
-side, holes where the result says) and the files (MP4 frame counts, result PNG, determinism).
+sheet turned by Θ with its cuts on the result holes), the hole texture, rendered pixels (not blank,
+faces coloured by side, holes where the result says and see-through) and the files (MP4 frame counts,
+result PNG, determinism).
 
 Tiny frames and a low frame rate keep the renderer cheap; traces and options are module fixtures so
 JAX compiles only a few shapes."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import imageio.v2 as imageio
@@ -15,11 +17,15 @@ import pytest
 
 from foldsim import Config, Hole
 from foldsim.errors import InputError
+from foldsim.holes import SHAPES
+from foldsim.kernels import motion as M
 from foldsim.kernels.sheet import QUARTER_ROTATIONS
 from foldsim.render.animation import (AnimationOptions, carried, folding_frames, folding_segments, render_frame,
-                                      still, turned, unfolding_frames, unfolding_segments, write_videos)
+                                      render_segments, still, turned, unfolding_frames, unfolding_segments,
+                                      write_videos)
 from foldsim.render.images import CENTROIDS
-from foldsim.render.scene import FRONT_TRIANGLES, hole_decals, project
+from foldsim.render.scene import FRONT_TRIANGLES, camera_pose, hole_cuts, hole_mask, project, texel
+from foldsim.render.shapes import hole_polygons
 from foldsim.trace import trace
 
 SMALL = AnimationOptions(width=96, height=72, fps=4, seconds_per_action=1.0, hold_seconds=0.5)
@@ -34,7 +40,8 @@ def rotated():
 
 @pytest.fixture(scope="module")
 def one_fold():
-    return trace(Config.from_codes("H1-F", [Hole.make("circle", "large", "", 25)], id="PFHP_1"))
+    """The top half folded down onto the bottom half; one punch through both, near the bottom edge."""
+    return trace(Config.from_codes("H1-F", [Hole.make("circle", "large", "", 28)], id="PFHP_1"))
 
 
 def is_front(pixel) -> bool:
@@ -46,6 +53,13 @@ def is_back(pixel) -> bool:
     return int(pixel[2]) > int(pixel[0]) + 30
 
 
+def lifted(segment, flat_point: np.ndarray, s: float) -> np.ndarray:
+    """float[3]: where a point of the flat sheet is at progress s of the segment (on the flat sheet,
+    triangle t lies on grid position t, so the nearest centroid names the point's triangle)."""
+    triangle = np.argmin(np.linalg.norm(CENTROIDS - flat_point, axis=1))
+    return turned(np.asarray(M.positions(segment.motion, triangle, np.float32(flat_point), s)), segment.turn)
+
+
 def pixel_at(frame: np.ndarray, point, opts: AnimationOptions) -> np.ndarray:
     [(col, row)] = project(np.asarray([point], float), opts)
     return frame[int(row), int(col)]
@@ -55,12 +69,11 @@ def pixel_at(frame: np.ndarray, point, opts: AnimationOptions) -> np.ndarray:
 
 
 def test_unfolding_ends_on_the_flat_sheet_turned_with_holes_at_the_result(rotated):
-    decals = hole_decals(rotated)
     last = unfolding_segments(rotated, SMALL)[-1]
-    xyz = carried(last, decals)[-1]
+    xyz = carried(last)[-1]
     sheet = np.c_[FRONT_TRIANGLES.reshape(-1, 2) @ QUARTER_ROTATIONS[1].T, np.zeros(96)]  # Θ = 90°
-    np.testing.assert_allclose(xyz[:96], sheet, atol=1e-5)
-    centres = xyz[96:][np.unique(decals.anchor), :2]
+    np.testing.assert_allclose(xyz, sheet, atol=1e-5)
+    centres = turned(np.array([cut.centre for cut in hole_cuts(rotated)]), 1)  # the texture turns with the sheet
     distance = np.linalg.norm(centres[:, None] - CENTROIDS[None], axis=-1)
     assert distance.min(axis=1).max() < 1e-5  # every hole sits on a grid centroid
     got = sorted(distance.argmin(axis=1) + 1)
@@ -68,8 +81,7 @@ def test_unfolding_ends_on_the_flat_sheet_turned_with_holes_at_the_result(rotate
 
 
 def test_unfolding_starts_where_folding_ends_and_each_unfold_joins_the_next(rotated):
-    decals = hole_decals(rotated)
-    at = lambda segment, s: carried(replace(segment, progress=np.array([s])), decals)[0]  # noqa: E731
+    at = lambda segment, s: carried(replace(segment, progress=np.array([s])))[0]  # noqa: E731
     punch = folding_segments(rotated, SMALL)[-1]
     unfold = unfolding_segments(rotated, SMALL)
     chain = [(punch, 0.0)] + [(seg, s) for seg in unfold[1:-1] for s in (1.0, 0.0)] + [(unfold[-1], 0.0)]
@@ -81,9 +93,36 @@ def test_forward_flap_rises_toward_the_viewer_backward_flap_away():
     for code, sign in (("V2-F", 1), ("V2-B", -1)):
         history = trace(Config.from_codes(code))
         segment = replace(folding_segments(history, SMALL)[1], progress=np.array([0.5]))
-        z = carried(segment, hole_decals(history))[0, :96, 2].reshape(32, 3)
+        z = carried(segment)[0, :, 2].reshape(32, 3)
         moving = history.steps[0].moving
         assert ((sign * z[moving]).max(axis=1) > 0.5).all() and np.abs(z[~moving]).max() < 0.1
+
+
+def test_hole_texture_is_cut_at_every_hole_and_whole_elsewhere(rotated):
+    cuts = hole_cuts(rotated)
+    centres = np.array([cut.centre for cut in cuts])
+    full, half = hole_mask(cuts, 1.0), hole_mask(cuts, 0.5)
+    assert full.shape == (1024, 1024) and full.dtype == np.uint8
+    at = lambda alpha, points: alpha[tuple(np.rint(texel(points, 1024)[:, ::-1]).astype(int).T)]  # noqa: E731
+    assert (at(full, centres) == 0).all() and (at(half, centres) == 0).all()
+    away = CENTROIDS[np.linalg.norm(CENTROIDS[:, None] - centres[None], axis=-1).min(axis=1) > 0.5]
+    assert len(away) >= 20 and (at(full, away) == 255).all()
+    assert 0.2 < (half < 128).sum() / (full < 128).sum() < 0.3  # growth 1/2 opens a quarter of the area
+
+
+def test_every_hole_fits_its_own_triangle():
+    """The texture draws a cut where its triangle lies on the flat sheet, so a cut must not reach a
+    neighbouring triangle (which may lie elsewhere mid-fold): every shape, turned or mirrored, stays
+    inside its triangle but for a hair (a large triangle's corners pass the diagonal by 0.0118)."""
+    edges = np.roll(FRONT_TRIANGLES, -1, axis=1) - FRONT_TRIANGLES  # [32, 3, 2], counter-clockwise
+    length = np.linalg.norm(edges, axis=-1)
+    for shape in SHAPES:
+        for quarter, mirrored in itertools.product(range(4), (False, True)):
+            points = np.stack([np.concatenate(hole_polygons(shape, "large", quarter, centre, mirrored=mirrored))
+                               for centre in CENTROIDS])  # [32, N, 2]
+            rel = points[:, :, None] - FRONT_TRIANGLES[:, None]  # [32, N, 3, 2]
+            inside = (edges[:, None, :, 0] * rel[..., 1] - edges[:, None, :, 1] * rel[..., 0]) / length[:, None]
+            assert inside.min() > -0.012, shape
 
 
 def test_turned_is_a_quarter_turn_about_the_origin():
@@ -125,6 +164,22 @@ def test_final_unfolding_frame_shows_holes_at_the_result_locations(rotated):
         assert dark(pixel) == (location in holes), location
 
 
+def test_a_lifted_flap_shows_the_paper_below_through_its_hole(one_fold):
+    """Unfolding H1-F at s = 0.85: the flap's hole is in the air above bottom-half paper that is not
+    punched there, so the hole shows that paper (front colour), and the flap around it its back."""
+    opts = replace(SMALL, width=160, height=120, camera_distance=5.0)
+    segment = replace(unfolding_segments(one_fold, opts)[1], progress=np.array([0.85]), hole_scale=np.ones(1))
+    [frame] = render_segments([segment], hole_cuts(one_fold), opts)
+    [on_flap] = [cut.centre for cut in hole_cuts(one_fold) if cut.centre[1] > 0]  # the top half is the flap
+    hole, beside = lifted(segment, on_flap, 0.85), lifted(segment, on_flap + [0.4, 0.0], 0.85)
+    eye = camera_pose(opts)[:3, 3]
+    below = eye + (hole - eye) * eye[2] / (eye[2] - hole[2])  # where the sight line through the hole meets z = 0
+    assert hole[2] > 0.3 and -2 < below[0] < 2 and -2 < below[1] < 0  # a lifted hole, over the bottom half
+    assert np.linalg.norm(below[:2] - CENTROIDS[28 - 1]) > 0.3  # ... away from that half's own hole
+    assert is_front(pixel_at(frame, hole, opts))
+    assert is_back(pixel_at(frame, beside, opts))
+
+
 # -- files ------------------------------------------------------------------------------------------
 
 
@@ -158,8 +213,7 @@ def test_unanswerable_items_are_refused_with_the_item_named(tmp_path):
 def test_still_motion_holds_the_sheet(one_fold):
     segment = replace(folding_segments(one_fold, SMALL)[0], motion=still(one_fold.sheet(1)), progress=np.array([0.7]))
     end = replace(folding_segments(one_fold, SMALL)[1], progress=np.array([1.0]))
-    decals = hole_decals(one_fold)
-    np.testing.assert_allclose(carried(segment, decals), carried(end, decals), atol=1e-5)
+    np.testing.assert_allclose(carried(segment), carried(end), atol=1e-5)
 
 
 def test_captions_name_the_action_like_the_benchmark(rotated):
