@@ -183,6 +183,25 @@ def solve(
         render_solve(summary, out)
 
 
+# options shared by the commands that write media (generate, render)
+VideoOption = Annotated[bool, typer.Option("--video", help="3-D folding/unfolding MP4s and the result PNG")]
+ImagesOption = Annotated[bool, typer.Option("--images", help="2-D step images")]
+TextOption = Annotated[bool, typer.Option("--text", help="text grids")]
+WorkersOption = Annotated[int | None, typer.Option("--workers", help="render processes (default: min(2, CPUs))")]
+WidthOption = Annotated[int | None, typer.Option("--width", help="video width in pixels (even)")]
+HeightOption = Annotated[int | None, typer.Option("--height", help="video height in pixels (even)")]
+FpsOption = Annotated[int | None, typer.Option("--fps", help="video frames per second")]
+
+
+def _worker_count(workers: int | None) -> int:
+    """The --workers value, or the default; a one-line error for a value below 1."""
+    from .media import default_workers
+
+    if workers is not None and workers < 1:
+        fail("--workers: must be at least 1")
+    return workers or default_workers()
+
+
 @app.command()
 def generate(
     task: Annotated[str, typer.Option("--task", help="prediction | planning | generalization | backward")],
@@ -190,33 +209,31 @@ def generate(
     out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (JSON, media, manifest)")],
     count: Annotated[int, typer.Option("--count", help="items per group (pairs, for generalization)")] = 10,
     seed: Annotated[int, typer.Option("--seed", help="random seed: same seed, same dataset")] = 0,
-    video: Annotated[bool, typer.Option("--video", help="3-D folding/unfolding MP4s and the result PNG")] = False,
-    images: Annotated[bool, typer.Option("--images", help="2-D step images")] = False,
-    text: Annotated[bool, typer.Option("--text", help="text grids")] = False,
-    workers: Annotated[int | None, typer.Option("--workers", help="render processes (default: min(2, CPUs))")] = None,
+    video: VideoOption = False,
+    images: ImagesOption = False,
+    text: TextOption = False,
+    workers: WorkersOption = None,
     first_id: Annotated[int, typer.Option("--first-id", help="number of the first item (PFHP_<n>)")] = 1,
     attribute: Annotated[str | None, typer.Option(
         "--attribute", help="generalization: shape | size | direction | location (default: all four in turn)")] = None,
     allow_odd_totals: Annotated[bool, typer.Option(
         "--allow-odd-totals", help="keep items with an odd number of result holes (the reference refuses them)")] = False,
-    width: Annotated[int | None, typer.Option("--width", help="video width in pixels (even)")] = None,
-    height: Annotated[int | None, typer.Option("--height", help="video height in pixels (even)")] = None,
-    fps: Annotated[int | None, typer.Option("--fps", help="video frames per second")] = None,
+    width: WidthOption = None,
+    height: HeightOption = None,
+    fps: FpsOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {data, records, rendered, skipped, failed}")] = False,
 ) -> None:
     """Generate a MentalBlackboard-format dataset by structure group, with the media asked for."""
     from .errors import InputError
     from .generate import GenerateOptions, write_dataset
-    from .media import MediaRequest, default_workers
+    from .media import MediaRequest
 
     try:
         options = GenerateOptions(task, tuple(group), count, seed, first_id, not allow_odd_totals, attribute).validate()
         request = MediaRequest.of(video=video, images=images, text=text, width=width, height=height, fps=fps)
     except InputError as error:
         fail(str(error))
-    if workers is not None and workers < 1:
-        fail("--workers: must be at least 1")
-    path, records, report = write_dataset(options, out_dir, request, workers=workers or default_workers(), console=err)
+    path, records, report = write_dataset(options, out_dir, request, workers=_worker_count(workers), console=err)
     if not as_json:
         out.print(f"wrote {len(records)} records to {path}", markup=False)
     _print_render_report(report, as_json, {"data": str(path), "records": len(records)})
@@ -239,20 +256,20 @@ def _print_render_report(report, as_json: bool = False, extra: dict | None = Non
 def render(
     file: Annotated[Path, typer.Argument(help="MentalBlackboard-format JSON/JSONL file")],
     out_dir: Annotated[Path, typer.Option("--out", help="dataset folder to write the media into")],
-    video: Annotated[bool, typer.Option("--video", help="3-D folding/unfolding MP4s and the result PNG")] = False,
-    images: Annotated[bool, typer.Option("--images", help="2-D step images")] = False,
-    text: Annotated[bool, typer.Option("--text", help="text grids")] = False,
-    workers: Annotated[int | None, typer.Option("--workers", help="render processes (default: min(2, CPUs))")] = None,
+    video: VideoOption = False,
+    images: ImagesOption = False,
+    text: TextOption = False,
+    workers: WorkersOption = None,
     ids: Annotated[list[str] | None, typer.Option("--ids", help="only these ids (repeatable, or comma-separated)")] = None,
-    width: Annotated[int | None, typer.Option("--width", help="video width in pixels (even)")] = None,
-    height: Annotated[int | None, typer.Option("--height", help="video height in pixels (even)")] = None,
-    fps: Annotated[int | None, typer.Option("--fps", help="video frames per second")] = None,
+    width: WidthOption = None,
+    height: HeightOption = None,
+    fps: FpsOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {rendered, skipped, failed} as JSON")] = False,
 ) -> None:
     """Render the media of an existing file; items that cannot be drawn are reported and skipped."""
     from .errors import InputError
     from .io import read_records
-    from .media import MediaRequest, default_workers, render_items, renderable
+    from .media import MediaRequest, render_items, renderable
 
     try:
         request = MediaRequest.of(video=video, images=images, text=text, width=width, height=height, fps=fps)
@@ -261,11 +278,9 @@ def render(
         fail(str(error))
     if not request.modalities:
         fail("--video/--images/--text: ask for at least one modality")
-    if workers is not None and workers < 1:
-        fail("--workers: must be at least 1")
     wanted = [i for chunk in ids for i in chunk.split(",") if i] if ids else None
     drawable, failed = renderable(records, wanted)
-    report = render_items(drawable, out_dir, request, workers=workers or default_workers(), console=err)
+    report = render_items(drawable, out_dir, request, workers=_worker_count(workers), console=err)
     report.failed = {**failed, **report.failed}
     _print_render_report(report, as_json)
 
