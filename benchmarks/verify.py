@@ -1,4 +1,4 @@
-"""verify: plans/s of `foldsim.verify.replay_plans` on many planning answers against the per-item
+"""verify: plans/s of `foldsim.eval.verify.replay_plans` on many planning answers against the per-item
 loop (parse the plan, replay it with `simulate_reference`, compare the hole multisets).
 
 The answers are the shared planning file's own plans (its foldingTypes and initialHoles written as
@@ -14,10 +14,11 @@ from dataclasses import replace
 import numpy as np
 from rich.table import Table
 
-from foldsim.answers import Answer, parse_answer_record
+from foldsim.eval.answers import Answer, parse_answer_record
 from foldsim.codes import code_of_entry
 from foldsim.reference import simulate_reference
-from foldsim.verify import MAX_PUNCHES, PlanningTask, planning_task, replay_plans
+from foldsim.eval.verify import MAX_PUNCHES, replay_plans
+from foldsim.planning import PlanningTask, planning_task
 
 from .harness import Context, first_and_steady, fmt_rate, fmt_seconds, rate, timed_loop
 

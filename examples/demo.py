@@ -14,8 +14,8 @@ from pathlib import Path
 
 from foldsim.check import check_file
 from foldsim.codes import code_of_entry
-from foldsim.generate import GenerateOptions, write_dataset
-from foldsim.media import SHEET_FILE, MediaRequest, default_workers
+from foldsim.dataset.generate import GenerateOptions, write_dataset
+from foldsim.dataset.media import SHEET_FILE, MediaRequest, default_workers
 from foldsim.rules import GROUPS
 
 OUT = Path("demo-out")

@@ -38,7 +38,7 @@ from .enumerate import Progress, enumerate_space, fold_rows
 from .holes import SHAPES, SIZES, Hole, direction_value
 from .io import read_records
 from .rules import PLANNING
-from .verify import PERIOD_OF_KIND, PlanningTask, kind_of, planning_task
+from .planning import PERIOD_OF_KIND, PlanningTask, kind_of, planning_task
 
 CELLS = 32
 BLOCK_TASKS = 64  # tasks searched together (bounds memory; one progress step each)

@@ -1,4 +1,4 @@
-"""foldsim.answers: envelopes, JSON extraction and repairs, field normalisation, garbage."""
+"""foldsim.eval.answers: envelopes, JSON extraction and repairs, field normalisation, garbage."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from foldsim.answers import (
+from foldsim.eval.answers import (
     STATUS_EMPTY, STATUS_ERROR, STATUS_OK, STATUS_UNPARSEABLE, PredictedHole, balanced_objects, extract_answer_json,
     index_answers, load_answers, parse_answer_record, parse_directions, parse_predicted_hole, parse_predicted_location,
 )

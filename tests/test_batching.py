@@ -168,9 +168,10 @@ def test_fixed_chunk_rows_still_work(actions, unchunked):
 def test_enumerate_and_verify_under_a_small_forced_memory_budget(monkeypatch, planning_file):
     """With a 4 MB budget the whole physical space and the planning replay run in many small chunks
     and give exactly the same figures (issue 5: never out of memory on large inputs)."""
-    from foldsim.answers import load_answers
+    from foldsim.eval.answers import load_answers
     from foldsim.enumerate import enumeration_report
-    from foldsim.verify import read_tasks, replay_plans
+    from foldsim.eval.verify import replay_plans
+    from foldsim.planning import read_tasks
 
     monkeypatch.setenv("FOLDSIM_MEMORY_BUDGET", "4M")
     chunks = []

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from foldsim.check import check_records
 from foldsim.cli import app
-from foldsim.generate import MAX_HOLES, GenerateOptions, draw_holes, generate_records, hole_limit
+from foldsim.dataset.generate import MAX_HOLES, GenerateOptions, draw_holes, generate_records, hole_limit
 from foldsim.holes import SHAPE_PERIOD, SHAPES, direction_quarter
-from foldsim.media import MediaRequest, render_items
+from foldsim.dataset.media import MediaRequest, render_items
 
 GROUPS = ["--group", "one_step", "--group", "three_step_with_rotation"]
 ARGS = ["generate", "--task", "prediction", *GROUPS, "--count", "2", "--seed", "7"]

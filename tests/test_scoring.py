@@ -1,4 +1,4 @@
-"""foldsim.scoring (default metrics) and foldsim.scoring_compat (the reference's numbers), on small
+"""foldsim.eval.scoring (default metrics) and foldsim.eval.scoring_compat (the reference's numbers), on small
 hand-computed cases, the published files, and two properties."""
 
 from __future__ import annotations
@@ -13,13 +13,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from foldsim import Config, simulate_one
-from foldsim.answers import parse_answer_record
+from foldsim.eval.answers import parse_answer_record
 from foldsim.cli import app
 from foldsim.holes import SHAPE_PERIOD, SHAPES
-from foldsim.scoring import (
-    FIELDS, greedy_first_fit, hole_counts, maximum_matching_sizes, score_default, score_files, truth_item,
-)
-from foldsim.scoring_compat import score_compat
+from foldsim.eval.score_base import FIELDS, greedy_first_fit, maximum_matching_sizes, truth_item
+from foldsim.eval.scoring import hole_counts, score_default, score_files
+from foldsim.eval.scoring_compat import score_compat
 
 H1 = [{"foldType": "horizontal_top_to_bottom", "foldToFront": True}]
 

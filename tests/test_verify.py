@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from foldsim import Config, simulate
-from foldsim.answers import parse_answer_record
+from foldsim.eval.answers import parse_answer_record
 from foldsim.cli import app
-from foldsim.verify import REASONS, replay_plans
+from foldsim.eval.verify import REASONS, replay_plans
 
 @pytest.fixture(scope="module")
 def planning(planning_file) -> list[dict]:

@@ -19,10 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .codes import canonical_code, code_of_entry
-from .errors import InputError
-from .holes import SHAPE_PERIOD, SIZES, Hole
-from .kernels.sheet import rct_to_location
+from ..codes import canonical_code, code_of_entry
+from ..errors import InputError
+from ..holes import SHAPE_PERIOD, SIZES, Hole
+from ..kernels.sheet import rct_to_location
 
 STATUS_OK = "ok"
 STATUS_EMPTY = "empty"

@@ -2,7 +2,7 @@
 §7.4), drawn the way the reference generator draws them, simulated in one batch.
 
 Everything here is a pure function of the options: the same seed gives the same records, byte for
-byte, whatever renders them afterwards (`foldsim.media`). Hole draws are NumPy arrays over the whole
+byte, whatever renders them afterwards (`foldsim.dataset.media`). Hole draws are NumPy arrays over the whole
 batch; rows whose draw breaks a rule (an odd result total, a generalization pair that cannot be
 modified) are redrawn together until none is left.
 
@@ -27,17 +27,17 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 
-from .config import Config
-from .enumerate import CODE_OF_ACTION, configurations, fold_rows
-from .errors import InputError
-from .holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value
-from .io import atomic_write_json
-from .kernels import actions as A
-from .kernels.sheet import N_TRIANGLES
+from ..config import Config
+from ..enumerate import CODE_OF_ACTION, configurations, fold_rows
+from ..errors import InputError
+from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value
+from ..io import atomic_write_json
+from ..kernels import actions as A
+from ..kernels.sheet import N_TRIANGLES
 from .media import MediaRequest, RenderReport, asset_fields, render_items, write_sheet
-from .rules import GROUPS, MENTALBLACKBOARD
-from .simulate import Result, simulate
-from .solve import count_solutions
+from ..rules import GROUPS, MENTALBLACKBOARD
+from ..simulate import Result, simulate
+from ..solve import count_solutions
 
 TASKS = ("prediction", "planning", "generalization", "backward")
 ATTRIBUTES = ("shape", "size", "direction", "location")

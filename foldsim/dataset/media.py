@@ -30,16 +30,16 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from .errors import InputError
-from .io import atomic_write_json
-from .progress import counting_bar
-from .render.images import write_images, write_numbered_sheet
-from .render.text import write_text
-from .simulate import simulate
-from .trace import trace
+from ..errors import InputError
+from ..io import atomic_write_json
+from ..progress import counting_bar
+from ..render.images import write_images, write_numbered_sheet
+from ..render.text import write_text
+from ..simulate import simulate
+from ..trace import trace
 
 if TYPE_CHECKING:
-    from .render.animation import AnimationOptions
+    from ..render.animation import AnimationOptions
 
 MODALITIES = ("video", "images", "text")
 MANIFEST_DIR = "manifest"
@@ -73,7 +73,7 @@ class MediaRequest:
         return cls(tuple(m for m in MODALITIES if wanted[m]), tuple(sorted(animation.items())))
 
     def animation_options(self) -> "AnimationOptions":
-        from .render.animation import AnimationOptions  # imported on use: it starts pyrender/EGL
+        from ..render.animation import AnimationOptions  # imported on use: it starts pyrender/EGL
 
         return AnimationOptions(**dict(self.animation))
 
@@ -116,7 +116,7 @@ def default_workers() -> int:
 def asset_fields(item_id: str) -> dict:
     """The record's media fields for an item id (foldingVideo ... resultImg), relative to the
     dataset root; the names come from the animation module that writes the files."""
-    from .render.animation import video_number, video_paths
+    from ..render.animation import video_number, video_paths
 
     paths = video_paths(Path(), item_id)
     n = video_number(item_id)
@@ -147,7 +147,7 @@ def render_item(record: dict, out_dir: str, request: MediaRequest) -> list[str]:
     if "images" in request.modalities:
         written += write_images(history, out_dir, item_id)
     if "video" in request.modalities:
-        from .render.animation import write_videos  # imported on use: it starts pyrender/EGL
+        from ..render.animation import write_videos  # imported on use: it starts pyrender/EGL
 
         written += write_videos(history, out_dir, item_id, request.animation_options()).values()
     root = Path(out_dir)

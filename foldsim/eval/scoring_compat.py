@@ -21,11 +21,11 @@ from functools import partial
 import numpy as np
 
 from .answers import Answer, response_text
-from .codes import code_of_entry
-from .config import Config
-from .errors import InputError
-from .holes import SHAPES, Hole, parse_hole
-from .scoring import (
+from ..codes import code_of_entry
+from ..config import Config
+from ..errors import InputError
+from ..holes import SHAPES, Hole, parse_hole
+from .score_base import (
     FIELDS, MOD_SUFFIX, ItemScore, Report, TruthItem, greedy_first_fit, group_breakdown, in_row_chunks, maximum_matching_sizes,
     ratio,
 )
@@ -674,7 +674,7 @@ def ref_punch(hole: object) -> tuple[dict, Hole] | None:
 def replay_plans_compat(truth: Sequence[TruthItem], answers: Sequence[Answer]) -> tuple[dict[str, Replay], list[str]]:
     """Replays of the last answer per truth id, all punches in one batched simulation (one row per
     punch, so a punch off the paper yields nothing while the others count, as in run.py)."""
-    from .simulate import simulate
+    from ..simulate import simulate
 
     wanted = {t.id for t in truth}
     last = {a.id: a for a in answers if a.id in wanted}

@@ -1,0 +1,1 @@
+"""Building datasets: sampling items (`generate`) and writing their media (`media`)."""

@@ -1,0 +1,263 @@
+"""What both scorers build on (default `scoring` and `scoring_compat`): the parsed truth items, the
+per-item score and report types, pooled aggregation, group breakdowns and the hole matchings. Kept
+below both so neither scorer imports the other."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .answers import Answer
+from ..codes import canonical_code, code_of_entry, pattern_of
+from ..errors import InputError
+from ..holes import Hole, parse_holes
+from ..io import read_records
+
+TASKS = ("prediction", "backward", "text", "generalization", "planning")
+COMPAT_MODES = ("mentalblackboard",)
+FIELDS = ("shape", "size", "location", "direction", "location_shape", "location_direction", "shape_direction",
+          "location_shape_direction")
+TEXT_FIELDS = ("shape", "size", "location", "location_shape")  # the text modality has no directions
+UNFOLDING_TASKS = ("prediction", "backward", "text")
+MOD_SUFFIX = "_mod"
+
+
+# --------------------------------------------------------------------------------------------------
+# ground truth
+
+
+@dataclass(frozen=True)
+class TruthItem:
+    """One ground-truth record, parsed: result holes, declared total, unfolding codes, action pattern."""
+
+    id: str
+    holes: tuple[Hole, ...]
+    declared_total: int | None
+    unfolding: tuple[str, ...]
+    pattern: str
+    record: dict = field(repr=False, compare=False)
+
+    @property
+    def folds(self) -> int:
+        """Number of folds (rotations excluded)."""
+        return self.pattern.count("F")
+
+
+def truth_item(record: object, index: int) -> TruthItem:
+    """A TruthItem from a MentalBlackboard record; InputError names the item and field."""
+    if not isinstance(record, dict) or not isinstance(record.get("id"), (str, int)):
+        raise InputError("a truth record must be an object with an id", item=f"record {index}")
+    item = str(record["id"])
+    try:
+        entries = record.get("foldingTypes")
+        codes = [code_of_entry(e) for e in entries] if isinstance(entries, list) else []
+        holes = parse_holes(record.get("resultHoles"), "resultHoles")
+        unfolding = tuple(canonical_code(c) for c in record.get("unfoldingTypes") or ())
+    except InputError as err:
+        raise err.at(item=item) from None
+    total = record.get("totalNumberofHoles")
+    return TruthItem(item, holes, total if isinstance(total, int) else None, unfolding, pattern_of(codes), record)
+
+
+def load_truth(path: str | Path, task: str) -> tuple[list[TruthItem], list[str]]:
+    """The scored truth items of a file and notes on records left out or inconsistent.
+
+    Generalization scores the modified variants: the `_mod` records (all records if none is one).
+    Raises InputError when the file is unreadable or holds no usable record.
+    """
+    records = read_records(path)
+    items, notes = [], []
+    for i, record in enumerate(records):
+        try:
+            items.append(truth_item(record, i))
+        except InputError as err:
+            notes.append(f"truth record left out: {err}")
+    if task == "generalization" and any(t.id.endswith(MOD_SUFFIX) for t in items):
+        items = [t for t in items if t.id.endswith(MOD_SUFFIX)]
+    if not items:
+        raise InputError("no usable truth record", item=str(path))
+    notes += [f"truth {t.id}: totalNumberofHoles is {t.declared_total} but resultHoles lists {len(t.holes)}"
+              for t in items if t.declared_total is not None and t.declared_total != len(t.holes)]
+    return items, notes
+
+
+def answer_for(truth_id: str, by_id: dict[str, Answer], task: str) -> Answer | None:
+    """The answer for a truth item; generalization answers may carry the original or the _mod id."""
+    if task == "generalization" and truth_id.endswith(MOD_SUFFIX):
+        return by_id.get(truth_id, by_id.get(truth_id[: -len(MOD_SUFFIX)]))
+    return by_id.get(truth_id)
+
+
+# --------------------------------------------------------------------------------------------------
+# report
+
+
+@dataclass
+class ItemScore:
+    """The score of one truth item: the counts every metric is pooled from."""
+
+    id: str
+    status: str  # the answer's parse status or "missing"; planning: the verify reason if not replayed; compat: "scored"
+    reason: str = ""
+    truth: int = 0  # g: holes in the truth (G: the declared total in compat mode)
+    predicted: int = 0  # p: holes predicted (P: the declared total in compat mode)
+    matched: int = 0  # M
+    fields: dict[str, int] = field(default_factory=dict)  # matched holes per field
+    field_truth: int = 0  # g, p as list lengths: the field denominators
+    field_predicted: int = 0
+    exact: bool = False
+    unfolding_exact: bool | None = None
+    unfolding_matches: int = 0  # codes equal position by position
+    unfolding_total: int = 0  # this item's share of the step-accuracy denominator
+    groups: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def partial(self) -> float:
+        """This item's overall partial accuracy (1.0 when truth and answer are both empty)."""
+        denominator = self.truth + max(0, self.predicted - self.truth)
+        return self.matched / denominator if denominator else 1.0
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "partial": self.partial}
+
+
+@dataclass
+class Report:
+    """A scoring run: pooled metrics, counts, group-wise breakdowns, notes and per-item scores."""
+
+    task: str
+    mode: str
+    items: list[ItemScore]
+    metrics: dict[str, float | None]
+    counts: dict[str, int]
+    groups: dict[str, dict[str, dict[str, float | int | None]]]
+    notes: list[str] = field(default_factory=list)
+    crashes: list[str] = field(default_factory=list)
+
+    def to_dict(self, *, details: bool = False) -> dict:
+        data = {"task": self.task, "mode": self.mode, "metrics": self.metrics, "counts": self.counts,
+                "groups": self.groups, "notes": self.notes, "crashes": self.crashes}
+        if details:
+            data["items"] = [i.to_dict() for i in self.items]
+        return data
+
+
+def ratio(numerator: float, denominator: float) -> float | None:
+    """numerator / denominator, None when undefined."""
+    return numerator / denominator if denominator else None
+
+
+def aggregate(items: Sequence[ItemScore], fields: Sequence[str], *, unfolding: bool) -> dict[str, float | None]:
+    """Default-mode pooled metrics over all truth items (N = len(items)):
+
+    exact_match = #exact / N; partial = ΣM / Σ(g + max(0, p - g)); field_f = ΣM_f / (same);
+    extra_rate = #{p > M} / N (an unmatched prediction); missing_rate = #{g > M} / N;
+    unfolding_exact = #equal code lists / N; unfolding_steps = Σ equal positions / Σ max(len, len).
+    """
+    n = len(items)
+    denominator = sum(i.truth + max(0, i.predicted - i.truth) for i in items)
+    metrics = {
+        "exact_match": ratio(sum(i.exact for i in items), n),
+        "partial": ratio(sum(i.matched for i in items), denominator),
+        **{f"field_{f}": ratio(sum(i.fields.get(f, 0) for i in items), denominator) for f in fields},
+        "extra_rate": ratio(sum(i.predicted > i.matched for i in items), n),
+        "missing_rate": ratio(sum(i.truth > i.matched for i in items), n),
+    }
+    if unfolding:
+        metrics["unfolding_exact"] = ratio(sum(bool(i.unfolding_exact) for i in items), n)
+        metrics["unfolding_steps"] = ratio(sum(i.unfolding_matches for i in items), sum(i.unfolding_total for i in items))
+    return metrics
+
+
+def group_breakdown(items: Sequence[ItemScore], summarize: Callable[[Sequence[ItemScore]], dict]) -> dict[str, dict]:
+    """`summarize` applied to the items of every group, for each group kind the items carry."""
+    kinds: dict[str, dict[str, list[ItemScore]]] = defaultdict(lambda: defaultdict(list))
+    for item in items:
+        for kind, group in item.groups.items():
+            kinds[kind][group].append(item)
+    return {kind: {g: summarize(members) for g, members in sorted(groups.items(), key=lambda kv: _group_order(kv[0]))}
+            for kind, groups in kinds.items()}
+
+
+def _group_order(name: str) -> tuple:
+    return (0, int(name), "") if name.lstrip("-").isdigit() else (1, len(name), name)
+
+
+# --------------------------------------------------------------------------------------------------
+# matching (vectorized over the batch)
+
+
+def greedy_first_fit(compatible: np.ndarray) -> np.ndarray:
+    """The reference's pairing for bool[B, G, P]: truth holes in order, each takes the first unused
+    compatible prediction. Returns int[B, G], the prediction index per truth hole or -1."""
+    batch, n_truth, n_pred = compatible.shape
+    used = np.zeros((batch, n_pred), bool)
+    pairs = np.full((batch, n_truth), -1, np.int64)
+    rows = np.arange(batch)
+    for j in range(n_truth):
+        free = compatible[:, j, :] & ~used
+        has = free.any(axis=1)
+        first = free.argmax(axis=1)
+        pairs[has, j] = first[has]
+        used[rows[has], first[has]] = True
+    return pairs
+
+
+def maximum_matching_sizes(compatible: np.ndarray) -> np.ndarray:
+    """Size of a maximum matching for every bool[G, P] in bool[B, G, P].
+
+    Greedy first, then augmenting paths (Kuhn) only where a truth hole was left unmatched although
+    it has a compatible prediction: elsewhere no augmenting path can start, so greedy is maximum.
+    """
+    pairs = greedy_first_fit(compatible)
+    sizes = (pairs >= 0).sum(axis=1)
+    open_rows = np.flatnonzero(((pairs < 0) & compatible.any(axis=2)).any(axis=1))
+    for b in open_rows:
+        sizes[b] = augmented_size(compatible[b], pairs[b])
+    return sizes
+
+
+def augmented_size(compatible: np.ndarray, pairs: np.ndarray) -> int:
+    """Kuhn's augmenting-path algorithm on one bool[G, P], started from a partial matching
+    (`pairs`: prediction per truth hole or -1). Plain Python on adjacency lists: G, P are small."""
+    neighbours = [np.flatnonzero(row).tolist() for row in compatible]
+    owner = {int(p): j for j, p in enumerate(pairs.tolist()) if p >= 0}
+
+    def augment(j: int, seen: set[int]) -> bool:
+        for p in neighbours[j]:
+            if p not in seen:
+                seen.add(p)
+                if p not in owner or augment(owner[p], seen):
+                    owner[p] = j
+                    return True
+        return False
+
+    for j, p in enumerate(pairs.tolist()):
+        if p < 0 and neighbours[j]:
+            augment(j, set())
+    return len(owner)
+
+
+def row_chunks(truth_rows: Sequence[Sequence], predicted_rows: Sequence[Sequence], max_cells: int) -> list[slice]:
+    """Consecutive item ranges whose padded [items, G, P] tensors stay under `max_cells` (at least
+    one item each), so an answer listing thousands of holes costs memory only for itself."""
+    chunks, start, widest = [], 0, (1, 1)
+    for i, (truth, predicted) in enumerate(zip(truth_rows, predicted_rows)):
+        grown = (max(widest[0], len(truth)), max(widest[1], len(predicted)))
+        if i > start and (i - start + 1) * grown[0] * grown[1] > max_cells:
+            chunks.append(slice(start, i))
+            start, grown = i, (max(len(truth), 1), max(len(predicted), 1))
+        widest = grown
+    return [*chunks, slice(start, len(truth_rows))]
+
+
+def in_row_chunks(counts: Callable[[Sequence, Sequence], dict[str, np.ndarray]], truth_rows: Sequence[Sequence],
+                  predicted_rows: Sequence[Sequence], *, max_cells: int = 1 << 21) -> dict[str, np.ndarray]:
+    """`counts(truth_rows, predicted_rows)` (int[items] per name) computed chunk by chunk."""
+    parts = [counts(truth_rows[c], predicted_rows[c]) for c in row_chunks(truth_rows, predicted_rows, max_cells)]
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
