@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench install clean
+.PHONY: demo test fuzz bench install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	PYOPENGL_PLATFORM=egl $(BIN)/python -m pytest -q
+
+# the fuzz tests alone, with at least 10,000 examples each
+fuzz: $(STAMP)
+	FOLDSIM_FUZZ_EXAMPLES=10000 PYOPENGL_PLATFORM=egl $(BIN)/python -m pytest -q -m fuzz
 
 bench: $(STAMP)
 	PYOPENGL_PLATFORM=egl $(BIN)/python -m benchmarks

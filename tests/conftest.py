@@ -16,6 +16,21 @@ PLANNING = DATA / "PFHP_Planning_Data.json"
 GENERALIZATION = DATA / "PFHP_Generalization_Data.json"
 
 
+#: examples per fuzz test: a few thousand in `make test`, FOLDSIM_FUZZ_EXAMPLES=10000 in `make fuzz`
+FUZZ_EXAMPLES = int(os.environ.get("FOLDSIM_FUZZ_EXAMPLES", "2000"))
+
+
+def fuzz_settings(share: float = 1.0):
+    """Hypothesis settings for a fuzz test (mark it `@pytest.mark.fuzz` too): `share` of
+    FUZZ_EXAMPLES examples, no deadline (time limits are asserted by the test itself, per input,
+    where it matters), no shrinking-time surprises from the health checks."""
+    from hypothesis import HealthCheck, settings
+
+    return settings(max_examples=max(1, int(FUZZ_EXAMPLES * share)), deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.function_scoped_fixture])
+
+
 def require(path: Path) -> Path:
     """The path, or a test failure saying the shared data is missing."""
     if not path.exists():
