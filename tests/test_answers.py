@@ -7,8 +7,9 @@ import json
 import pytest
 
 from foldsim.eval.answers import (
-    STATUS_EMPTY, STATUS_ERROR, STATUS_OK, STATUS_UNPARSEABLE, PredictedHole, balanced_objects, extract_answer_json,
-    index_answers, load_answers, parse_answer_record, parse_directions, parse_predicted_hole, parse_predicted_location,
+    MAX_ANSWER_CHARS, STATUS_EMPTY, STATUS_ERROR, STATUS_OK, STATUS_TOO_LARGE, STATUS_UNPARSEABLE, PredictedHole,
+    answer_of_completion, balanced_objects, extract_answer_json, index_answers, load_answers, parse_answer_record,
+    parse_directions, parse_predicted_hole, parse_predicted_location,
 )
 from foldsim.holes import Hole
 
@@ -223,3 +224,76 @@ def test_unreadable_file_is_one_input_error(tmp_path):
 
     with pytest.raises(InputError, match="cannot read"):
         load_answers(tmp_path / "missing.json")
+
+
+# ------------------------------------------------------------------------------------------------ bounds and repairs
+
+def test_single_quotes_and_bare_codes_repair_together():
+    """Issue 12: the two repairs used to cancel (a code inside a single-quoted string was quoted
+    again, then every ' became ", breaking the string)."""
+    text = "{'note': 'fold H1-F first', 'folds': [H1-F, 'v2-f'], 'holes': [{'shape': 'star', 'size': 'small', 'direction': 90, 'location': 3},],}"
+    answer = parse({"id": "a", "response": text})
+    assert answer.status == STATUS_OK and answer.data["note"] == "fold H1-F first"
+    assert answer.plan().folds == ("H1-F", "V2-F")
+
+
+def test_repairs_leave_strings_alone_and_fix_python_words():
+    data, _ = extract_answer_json('{"resultHoles": [], "note": "it\'s [V2-B,]", "totalNumberofHoles": None, "x": True,}')
+    assert data == {"resultHoles": [], "note": "it's [V2-B,]", "totalNumberofHoles": None, "x": True}
+
+
+def test_an_unclosed_fence_still_yields_its_answer():
+    """A truncated answer: the fence is opened and never closed."""
+    text = "Thinking.\n```json\n" + ANSWER_TEXT + "\n"
+    assert extract_answer_json(text)[0] == ANSWER
+    assert extract_answer_json(text + "```json\n{\"resultHoles\": [" * 500)[0] == ANSWER
+
+
+@pytest.mark.parametrize("text, words", [
+    ("x" * (MAX_ANSWER_CHARS + 1), ["2,000,001 characters"]),
+    ('{"resultHoles": ' * 200, ["nested deeper than"]),
+    ('{"resultHoles": [], "totalNumberofHoles": ' + "9" * 5000 + "}", ["more than 20 digits"]),
+    ('{"resultHoles": [}' * 1200, ["more than 1000 candidate"]),
+])
+def test_caps_give_a_named_status(text, words):
+    answer = parse({"id": "a", "response": text})
+    assert answer.status == STATUS_TOO_LARGE and all(w in answer.reason for w in words), answer.reason
+
+
+def test_deep_nesting_inside_a_valid_answer_is_refused_not_recursed():
+    deep = '{"resultHoles": ' + "[" * 900 + "]" * 900 + "}"
+    answer = parse({"id": "a", "response": deep})
+    assert answer.status == STATUS_TOO_LARGE and answer.data is None
+    holes = parse({"id": "a", "resultHoles": [{"shape": "star", "size": "small", "location": 3, "direction": [[[[90]]]]}]})
+    assert "not an angle" in holes.prediction().holes[0].note
+
+
+def test_numbers_beyond_any_grid_or_angle_are_notes():
+    hole = parse_predicted_hole({"shape": "star", "size": "small", "location": "9" * 5000, "direction": "9" * 5000})
+    assert hole.location is None and "not a grid id" in hole.note and "not an angle" in hole.note
+    assert parse_predicted_location(1e300, []) is None
+
+
+def test_a_broken_json_array_loses_only_its_broken_element(tmp_path):
+    (tmp_path / "array.json").write_text('[{"id": "a", "folds": ["H1-F"]}, {"id": "b", "folds": [H1-F, oops}, {"id": "c", "holes": []}]')
+    answers = load_answers(tmp_path / "array.json")
+    assert [(a.id, a.status, a.unreadable) for a in answers] == [
+        ("a", STATUS_OK, False), ("element 2", STATUS_UNPARSEABLE, True), ("c", STATUS_OK, False)]
+
+
+def test_a_huge_raw_text_file_is_one_too_large_answer(tmp_path):
+    (tmp_path / "big.txt").write_text("word " * (MAX_ANSWER_CHARS // 4))
+    [answer] = load_answers(tmp_path / "big.txt")
+    assert (answer.id, answer.status) == ("big", STATUS_TOO_LARGE)
+
+
+def test_text_task_ignores_directions():
+    """Issue 12: the text modality has no directions, so an unreadable one must not spoil a hole."""
+    answer = parse({"id": "a", "resultHoles": [{"shape": "star", "size": "small", "location": 3, "direction": "north"}]})
+    assert answer.prediction().holes[0].note and not answer.prediction(directions=False).holes[0].note
+
+
+def test_completions_as_chat_messages():
+    answer = answer_of_completion([{"role": "assistant", "content": [{"type": "text", "text": ANSWER_TEXT}]}], 4)
+    assert (answer.id, answer.status) == ("item 4", STATUS_OK)
+    assert answer_of_completion(None).status == STATUS_EMPTY and answer_of_completion([]).status == STATUS_EMPTY
