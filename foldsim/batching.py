@@ -10,6 +10,7 @@ the host copy of the chunk's output), rounded down to a size on the row ladder (
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -18,7 +19,7 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, describe
 
 #: sizes from this many rows up are 2^k + ALIASING_OFFSET rather than 2^k: on CPU a batch whose
 #: row count has a large power-of-two factor runs 1.5-2x slower per row (cache-set aliasing of the
@@ -89,17 +90,19 @@ def chunk_plan(n: int, chunk_rows: int) -> list[Chunk]:
 def parse_memory_budget(value: int | str, *, field: str = MEMORY_BUDGET_ENV) -> int:
     """Bytes from an int or a string such as "4096", "64M", "1.5G", "512KiB" (binary units)."""
     if isinstance(value, bool):
-        raise InputError(f"{value!r} is not a number of bytes", field=field)
+        raise InputError(f"{describe(value)} is not a number of bytes", field=field)
     if isinstance(value, int):
         number, unit = value, ""
     else:
         match = _BUDGET_RE.match(str(value))
         if not match:
-            raise InputError(f"{value!r} is not a number of bytes (examples: 4096, 64M, 1.5G)", field=field)
+            raise InputError(f"{describe(value)} is not a number of bytes (examples: 4096, 64M, 1.5G)", field=field)
         number, unit = float(match.group(1)), match.group(2).upper()
+    if isinstance(number, float) and not math.isfinite(number * _UNITS[unit]):  # thousands of digits: float() gives inf, int() fails
+        raise InputError(f"{describe(value)} is too large to be a number of bytes", field=field)
     budget = int(number * _UNITS[unit])
     if budget <= 0:
-        raise InputError(f"{value!r}: the memory budget must be positive", field=field)
+        raise InputError(f"{describe(value)}: the memory budget must be positive", field=field)
     return budget
 
 

@@ -9,9 +9,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import InputError
+from .codes import parse_codes
+from .errors import InputError, debugging, describe, internal_error_text
 from .holes import SHAPE_PERIOD, Hole, is_canonical_direction, parse_holes
-from .io import read_records
+from .io import json_kind, read_records
 from .simulate import STATUS_INVALID, STATUS_NOT_REALIZABLE, STATUS_OFF_PAPER, Result, simulate
 
 MATCH, MISMATCH = "match", "mismatch"
@@ -66,15 +67,16 @@ def record_inconsistencies(record: dict) -> list[str]:
     holes = record.get("resultHoles")
     declared = record.get("totalNumberofHoles")
     if isinstance(holes, list) and declared is not None and declared != len(holes):
-        notes.append(f"totalNumberofHoles is {declared} but resultHoles lists {len(holes)}")
+        notes.append(f"totalNumberofHoles is {describe(declared)} but resultHoles lists {len(holes)}")
     steps, folding = record.get("numberofFoldingSteps"), record.get("foldingTypes")
     if isinstance(folding, list) and steps is not None and steps != len(folding):
-        notes.append(f"numberofFoldingSteps is {steps} but foldingTypes lists {len(folding)}")
+        notes.append(f"numberofFoldingSteps is {describe(steps)} but foldingTypes lists {len(folding)}")
     for name in ("initialHoles", "resultHoles"):
-        for i, hole in enumerate(record.get(name) or []):
-            if isinstance(hole, dict) and hole.get("shape") in SHAPE_PERIOD:
+        listed = record.get(name)
+        for i, hole in enumerate(listed if isinstance(listed, list) else []):
+            if isinstance(hole, dict) and isinstance(hole.get("shape"), str) and hole["shape"] in SHAPE_PERIOD:
                 if not is_canonical_direction(hole["shape"], hole.get("direction")):
-                    notes.append(f"{name}[{i}].direction {hole.get('direction')!r} is not the canonical form for a {hole['shape']}")
+                    notes.append(f"{name}[{i}].direction {describe(hole.get('direction'))} is not the canonical form for a {hole['shape']}")
     return notes
 
 
@@ -85,14 +87,14 @@ def compare(record: dict, result: Result) -> ItemCheck:
     if result.status != "ok":
         return ItemCheck(item_id, result.status, result.reason, inconsistencies=notes)
     try:
-        recorded = parse_holes(record.get("resultHoles"), "resultHoles")
+        recorded = parse_holes(_required_list(record, "resultHoles"), "resultHoles")
+        recorded_codes = recorded_unfolding(_required_list(record, "unfoldingTypes"))
     except InputError as err:
         return ItemCheck(item_id, STATUS_INVALID, str(err.at(item=item_id)), inconsistencies=notes)
     want, got = Counter(h.key for h in recorded), Counter(h.key for h in result.holes)
     by_key = {h.key: h for h in (*recorded, *result.holes)}
     missing = tuple(by_key[k] for k in (want - got).elements())
     extra = tuple(by_key[k] for k in (got - want).elements())
-    recorded_codes = tuple(record.get("unfoldingTypes") or ())
     unfolding = None if recorded_codes == result.unfolding else (recorded_codes, result.unfolding)
     if missing or extra or unfolding:
         parts = []
@@ -104,10 +106,38 @@ def compare(record: dict, result: Result) -> ItemCheck:
     return ItemCheck(item_id, MATCH, inconsistencies=notes)
 
 
+def _required_list(record: dict, name: str) -> list:
+    """A field that must be present and a JSON array (check compares it with the simulation)."""
+    value = record.get(name)
+    if not isinstance(value, list):
+        raise InputError("missing" if name not in record else f"must be a list, got {json_kind(value)}", field=name)
+    return value
+
+
+def recorded_unfolding(codes: list) -> tuple[str, ...]:
+    """A record's unfoldingTypes in canonical spelling; InputError names the entry that is no code."""
+    try:
+        return parse_codes(codes)
+    except InputError as err:
+        raise InputError(err.message, field=f"unfoldingTypes{err.field.removeprefix('actions')}") from None
+
+
+def check_item(record: object, result: Result) -> ItemCheck:
+    """`compare`, where an unexpected exception is this item's internal error (named and counted as
+    invalid), not the end of the batch."""
+    try:
+        return compare(record, result)
+    except Exception as err:  # noqa: BLE001
+        if debugging():
+            raise
+        item_id = result.id or "item"
+        return ItemCheck(item_id, STATUS_INVALID, f"{item_id}: {internal_error_text(err)}")
+
+
 def check_records(records: list, file: str = "<records>") -> FileCheck:
     """Simulate all records in one batch and compare each with what it recorded."""
     results = simulate(records)
-    return FileCheck(file, [compare(rec, res) for rec, res in zip(records, results)])
+    return FileCheck(file, [check_item(rec, res) for rec, res in zip(records, results)])
 
 
 def check_file(path: str | Path) -> FileCheck:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .errors import InputError
+from .errors import InputError, describe
 from .kernels import actions as A
 
 _CODE_RE = re.compile(r"^(?:([HVD])([1-4])-([FB])|R-?(90|180|270))$")
@@ -17,11 +17,12 @@ def parse_action(code: object) -> int:
     """Kernel int of a terse code. Case and surrounding whitespace are forgiven; `rotation-90` and
     `R90` are accepted for rotations. Anything else raises an InputError."""
     if not isinstance(code, str):
-        raise InputError(f"action {code!r} is not a code string")
+        raise InputError(f"action {describe(code)} is not a code string")
     text = re.sub(r"\s+", "", code).upper().replace("ROTATION-", "R-")
     match = _CODE_RE.match(text)
-    if not match:
-        raise InputError(f"unknown action code {code!r}")
+    # the pattern admits H3/H4/V3/V4, which are no fold type: they are unknown codes too
+    if not match or (match[1] and f"{match[1]}{match[2]}" not in A.FOLD_TYPES):
+        raise InputError(f"unknown action code {describe(code)}")
     axis, number, side, degrees = match.groups()
     if degrees:
         return A.rotation_action(int(degrees) // 90)
@@ -61,13 +62,18 @@ def code_of_entry(entry: object) -> str:
     if not isinstance(entry, dict) or "foldType" not in entry:
         raise InputError("expected an object with foldType")
     name = entry["foldType"]
-    if isinstance(name, str) and name.startswith("rotation-"):
-        return canonical_code(name)
+    if not isinstance(name, str):
+        raise InputError(f"must be a string, got {describe(name)}", field="foldType")
+    if name.startswith("rotation-"):
+        try:
+            return canonical_code(name)
+        except InputError as err:
+            raise err.at(field_prefix="foldType") from None
     if name not in _NAME_TO_TYPE:
-        raise InputError(f"unknown foldType {name!r}", field="foldType")
+        raise InputError(f"unknown foldType {describe(name)}", field="foldType")
     front = entry.get("foldToFront", True)
     if not isinstance(front, bool):
-        raise InputError(f"foldToFront must be true or false, got {front!r}", field="foldToFront")
+        raise InputError(f"foldToFront must be true or false, got {describe(front)}", field="foldToFront")
     return action_code(A.fold_action(_NAME_TO_TYPE[name], front))
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from .codes import code_of_entry, entry_of_code, parse_codes, pattern_of
 from .errors import InputError
 from .holes import Hole, parse_hole, parse_holes
+from .io import json_kind, record_name, record_object
 
 
 @dataclass(frozen=True)
@@ -37,13 +38,15 @@ class Config:
     @classmethod
     def from_record(cls, record: object, *, index: int | None = None) -> "Config":
         """Config from a MentalBlackboard record (`foldingTypes`, `initialHoles`); InputError names
-        the item and field."""
-        item = _item_name(record, index)
-        if not isinstance(record, dict):
-            raise InputError(f"a record must be an object, got {type(record).__name__}", item=item)
+        the item and field. Both fields are required: a record without punches has no answer."""
+        item = record_name(record, index)
+        record = record_object(record, item)
         entries = record.get("foldingTypes")
         if not isinstance(entries, list) or not entries:
             raise InputError("missing or not a non-empty list", item=item, field="foldingTypes")
+        if not isinstance(record.get("initialHoles"), list):
+            got = "missing" if "initialHoles" not in record else f"must be a list, got {json_kind(record['initialHoles'])}"
+            raise InputError(got, item=item, field="initialHoles")
         codes = []
         for i, entry in enumerate(entries):
             try:
@@ -64,9 +67,3 @@ class Config:
     def folding_types(self) -> list[dict]:
         """The `foldingTypes` list of this configuration."""
         return [entry_of_code(c) for c in self.actions]
-
-
-def _item_name(record: object, index: int | None) -> str:
-    if isinstance(record, dict) and isinstance(record.get("id"), (str, int)):
-        return str(record["id"])
-    return f"item {index}" if index is not None else "item"

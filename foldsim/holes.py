@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .errors import InputError
+from .errors import InputError, describe
 
 #: the generator's shapes and their symmetry periods in quarter turns
 SHAPE_PERIOD = {
@@ -52,9 +52,14 @@ def direction_value(shape: str, quarter: int) -> int | str:
     return 90 * (quarter % 4)
 
 
+#: the longest number a direction string may hold (angles are short; a longer one is garbage, and
+#: int() refuses strings beyond sys.get_int_max_str_digits())
+MAX_ANGLE_DIGITS = 12
+
+
 def _quarter_of_degrees(value: int) -> int:
     if value % 90:
-        raise InputError(f"direction {value} is not a multiple of 90", field="direction")
+        raise InputError(f"direction {describe(value)} is not a multiple of 90", field="direction")
     return (value // 90) % 4
 
 
@@ -68,19 +73,20 @@ def direction_quarter(shape: str, value: object) -> int:
     if period == 1 and (value is None or value == ""):
         return 0
     if isinstance(value, bool):
-        raise InputError(f"direction {value!r} is not an angle", field="direction")
+        raise InputError(f"direction {describe(value)} is not an angle", field="direction")
     if isinstance(value, int):
         return _quarter_of_degrees(value) % period
     if isinstance(value, float) and value.is_integer():
         return _quarter_of_degrees(int(value)) % period
     if isinstance(value, str):
         numbers = re.findall(r"-?\d+", value)
-        if numbers and re.fullmatch(r"\s*-?\d+(\s*,\s*-?\d+)*\s*", value):
+        short = all(len(n.lstrip("-")) <= MAX_ANGLE_DIGITS for n in numbers)
+        if numbers and short and re.fullmatch(r"\s*-?\d+(\s*,\s*-?\d+)*\s*", value):
             quarters = {_quarter_of_degrees(int(n)) % period for n in numbers}
             if len(quarters) == 1:
                 return quarters.pop()
-            raise InputError(f"direction {value!r} names more than one class for a {shape}", field="direction")
-    raise InputError(f"direction {value!r} is not an angle", field="direction")
+            raise InputError(f"direction {describe(value)} names more than one class for a {shape}", field="direction")
+    raise InputError(f"direction {describe(value)} is not an angle", field="direction")
 
 
 def is_canonical_direction(shape: str, value: object) -> bool:
@@ -130,15 +136,15 @@ class Hole:
 def parse_location(value: object) -> int:
     """A grid id 1..32 from an int or an integer string; InputError otherwise."""
     if isinstance(value, bool):
-        raise InputError(f"location {value!r} is not a grid id", field="location")
-    if isinstance(value, str) and re.fullmatch(r"\s*\d+\s*", value):
+        raise InputError(f"location {describe(value)} is not a grid id", field="location")
+    if isinstance(value, str) and re.fullmatch(r"\s*\d{1,%d}\s*" % MAX_ANGLE_DIGITS, value):
         value = int(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, int):
-        raise InputError(f"location {value!r} is not a grid id", field="location")
+        raise InputError(f"location {describe(value)} is not a grid id", field="location")
     if not 1 <= value <= 32:
-        raise InputError(f"location {value} is outside 1..32", field="location")
+        raise InputError(f"location {describe(value)} is outside 1..32", field="location")
     return value
 
 
@@ -150,10 +156,10 @@ def parse_hole(obj: object, *, mirrored: bool = False) -> Hole:
         if key not in obj:
             raise InputError("missing", field=key)
     shape, size = obj["shape"], obj["size"]
-    if shape not in SHAPE_PERIOD:
-        raise InputError(f"unknown shape {shape!r} (expected one of {', '.join(SHAPES)})", field="shape")
-    if size not in SIZES:
-        raise InputError(f"unknown size {size!r} (expected small or large)", field="size")
+    if not isinstance(shape, str) or shape not in SHAPE_PERIOD:
+        raise InputError(f"unknown shape {describe(shape)} (expected one of {', '.join(SHAPES)})", field="shape")
+    if not isinstance(size, str) or size not in SIZES:
+        raise InputError(f"unknown size {describe(size)} (expected small or large)", field="size")
     location = parse_location(obj["location"])
     quarter = direction_quarter(shape, obj.get("direction", ""))
     return Hole(shape, size, direction_value(shape, quarter), location, mirrored)

@@ -1,51 +1,192 @@
-"""Reading benchmark files tolerantly and writing outputs atomically."""
+"""Reading benchmark files tolerantly and writing outputs atomically.
+
+Reading draws one line between the file and its items: a problem with the whole file (unreadable,
+not UTF-8, empty, not JSON, a bare JSON scalar, nested beyond the recursion limit) is an InputError
+naming the file; a problem with one item (a JSON Lines line that is not JSON, a number too long for
+Python to read) is that item's problem only, so the other items are still read.
+"""
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
+import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, describe
+
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+#: byte-order marks and what they announce (UTF-32 first: its LE mark starts with UTF-16's)
+BOM_CODECS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+)
+
+
+@dataclass(frozen=True)
+class UnreadableRecord:
+    """Stands in the record list for a JSON Lines line that is not JSON: one bad item, reported by
+    whoever reads the records (`record_object` raises its error), while the other lines are read."""
+
+    item: str  # "line 7"
+    message: str
+
+    def error(self) -> InputError:
+        return InputError(self.message, item=self.item)
+
+
+@dataclass(frozen=True)
+class OversizedNumber:
+    """Stands in for a JSON integer longer than Python converts (sys.get_int_max_str_digits()), so
+    one such number makes its field bad, not the whole file."""
+
+    digits: int
+
+    def __repr__(self) -> str:
+        return f"<a {self.digits}-digit number>"
+
+    __str__ = __repr__
+
+
+def read_text(path: str | Path) -> str:
+    """The text of a file: UTF-8 (with or without a byte-order mark), or UTF-16/UTF-32 with one.
+    Anything else raises an InputError naming the file and the byte offset of the first bad byte."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", item=str(path)) from None
+    return decode_text(data, str(path))
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """`read_text` on bytes already read; `name` names the source in errors."""
+    bom, codec = next(((b, c) for b, c in BOM_CODECS if data.startswith(b)), (b"", "utf-8"))
+    try:
+        text = data[len(bom):].decode(codec)
+    except UnicodeDecodeError as err:
+        offset = len(bom) + err.start
+        what = "UTF-8" if not bom else f"{codec.upper()[:6]} (as its byte-order mark says)"
+        raise InputError(f"not {what}: byte 0x{data[offset]:02x} at byte offset {offset} "
+                         "(save the file as UTF-8)", item=name) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        offset = len(bom) + len(text[:nul].encode(codec))
+        raise InputError(f"NUL byte at byte offset {offset}: UTF-16 without a byte-order mark, or not "
+                         "text at all (save the file as UTF-8)", item=name)
+    return text
 
 
 def read_records(path: str | Path) -> list:
-    """The records of a MentalBlackboard-format file: a JSON array, or JSON Lines.
+    """The records of a MentalBlackboard-format file: a JSON array (or one object), or JSON Lines.
 
-    Raises InputError naming the file (and line, for JSONL) when it cannot be read as either.
+    Raises InputError naming the file when the file as a whole cannot be read. In JSON Lines, a line
+    that is not JSON becomes an `UnreadableRecord` in its place (one bad item); the other lines are
+    read. Per-record problems are left to the record's reader (`record_object`, Config.from_record).
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror}", item=str(path)) from None
+    return parse_records(read_text(path), str(path), jsonl=path.suffix.lower() in JSONL_SUFFIXES)
+
+
+def parse_records(text: str, name: str, *, jsonl: bool = False) -> list:
+    """`read_records` on text already read; `name` names the source in errors, `jsonl` says the
+    source is JSON Lines by name (a text that is not one JSON value is tried as JSON Lines anyway,
+    unless it opens like an array)."""
     stripped = text.strip()
     if not stripped:
-        raise InputError("empty file, not a JSON array of records", item=str(path))
+        raise InputError("empty file, not a JSON array of records", item=name)
     try:
-        data = json.loads(stripped)
+        data = loads_bounded(stripped)
+    except RecursionError:
+        raise InputError(f"nested deeper than {sys.getrecursionlimit()} levels, more than can be read", item=name) from None
     except json.JSONDecodeError as err:
-        if path.suffix != ".jsonl" and stripped.startswith("["):
-            raise InputError(f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}", item=str(path)) from None
-        return _read_jsonl(path, stripped)
+        if stripped.startswith("[") and not jsonl:
+            raise InputError(f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}", item=name) from None
+        records = _jsonl_records(stripped)
+        if all(isinstance(r, UnreadableRecord) for r in records):
+            raise InputError(f"not JSON, and not JSON Lines either: {records[0].item}: {records[0].message}", item=name) from None
+        return records
     if isinstance(data, dict):
         return [data]
     if not isinstance(data, list):
-        raise InputError(f"expected a JSON array of records, got {type(data).__name__}", item=str(path))
+        raise InputError(f"expected a JSON array of records, got {json_kind(data)}", item=name)
     return data
 
 
-def _read_jsonl(path: Path, text: str) -> list:
-    records = []
+def loads_bounded(text: str) -> object:
+    """json.loads, where an integer too long for Python to convert becomes an OversizedNumber
+    instead of failing the whole text (the slower hook runs only when one is there)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        return json.loads(text, parse_int=_bounded_int)
+
+
+def _bounded_int(digits: str) -> int | OversizedNumber:
+    limit = sys.get_int_max_str_digits()
+    count = len(digits.lstrip("-"))
+    return OversizedNumber(count) if limit and count > limit else int(digits)
+
+
+def _jsonl_records(text: str) -> list:
+    """One record per non-blank line; a line that is not JSON becomes an UnreadableRecord."""
+    records: list = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
+            records.append(loads_bounded(line))
         except json.JSONDecodeError as err:
-            raise InputError(f"line {number}: invalid JSON: {err.msg}", item=str(path)) from None
+            records.append(UnreadableRecord(f"line {number}", f"invalid JSON at column {err.colno}: {err.msg}"))
+        except RecursionError:
+            records.append(UnreadableRecord(f"line {number}", "nested too deep to read"))
     return records
+
+
+def record_name(record: object, index: int | None = None) -> str:
+    """How errors name a record: its id (a string or an integer), else its JSON Lines line, else its
+    position ("item 3")."""
+    if isinstance(record, UnreadableRecord):
+        return record.item
+    if isinstance(record, dict):
+        value = record.get("id")
+        if isinstance(value, str):
+            return value
+        if isinstance(value, int):
+            return value_text(value)
+    return f"item {index}" if index is not None else "item"
+
+
+def value_text(value: int) -> str:
+    """str() of an int, or a short description where it has more digits than Python prints."""
+    try:
+        return str(value)
+    except ValueError:
+        return describe(value)
+
+
+def record_object(record: object, item: str) -> dict:
+    """The record as a dict, or an InputError naming the item: the line's own error for an
+    UnreadableRecord, "must be an object" for anything else that is not a JSON object."""
+    if isinstance(record, UnreadableRecord):
+        raise record.error()
+    if not isinstance(record, dict):
+        raise InputError(f"a record must be an object, got {json_kind(record)}", item=item)
+    return record
+
+
+def json_kind(value: object) -> str:
+    """What a JSON value is, in words ("an array", "null"), for errors about the wrong kind."""
+    names = {list: "an array", str: "a string", bool: "a boolean", type(None): "null", int: "a number", float: "a number"}
+    return names.get(type(value), type(value).__name__)
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:

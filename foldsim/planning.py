@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, describe
 from .holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value, parse_holes
-from .io import read_records
+from .io import read_records, record_name, record_object
 
 NO_HOLE = np.iinfo(np.int16).max  # sorts after every hole key
 
@@ -83,16 +83,17 @@ class PlanningTask:
 
 def planning_task(record: object, index: int) -> PlanningTask:
     """A PlanningTask from a MentalBlackboard planning record; never raises."""
-    item = str(record.get("id")) if isinstance(record, dict) and record.get("id") is not None else f"item {index}"
+    item = record_name(record, index)
     try:
-        if not isinstance(record, dict):
-            raise InputError(f"a record must be an object, got {type(record).__name__}")
+        record = record_object(record, item)
         folds = record.get("numberofFoldingSteps")
         if folds is None and isinstance(record.get("foldingTypes"), list):
             folds = len(record["foldingTypes"])
         if isinstance(folds, bool) or not isinstance(folds, int) or folds < 1:
-            raise InputError(f"{folds!r} is not a positive number of folds", field="numberofFoldingSteps")
-        target = parse_holes(record.get("resultHoles"), "resultHoles")
+            raise InputError(f"{describe(folds)} is not a positive number of folds", field="numberofFoldingSteps")
+        if not isinstance(record.get("resultHoles"), list):
+            raise InputError("missing or not a list (the holes a plan must produce)", field="resultHoles")
+        target = parse_holes(record["resultHoles"], "resultHoles")
     except InputError as err:
         return PlanningTask(item, error=str(err.at(item=item)))
     return PlanningTask(item, folds, target)

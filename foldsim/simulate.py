@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -15,8 +16,9 @@ from . import kernels as K
 from .batching import pad_columns, run_chunked
 from .codes import action_code, parse_action
 from .config import Config
-from .errors import InputError
-from .holes import Hole, direction_value
+from .errors import InputError, debugging, describe, internal_error_text
+from .holes import Hole, direction_value, parse_location
+from .io import record_name
 
 MIN_ACTION_COLUMNS = 6  # the benchmark's longest pattern, so typical batches share one compilation
 MIN_PUNCH_COLUMNS = 4
@@ -67,39 +69,87 @@ def as_config(item: object, index: int) -> Config:
     return Config.from_record(item, index=index)
 
 
-def encode(configs: Sequence[Config]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+class Row(NamedTuple):
+    """One configuration as kernel integers: action codes, punch grid indices 0..31, quarter turns."""
+
+    actions: list[int]
+    locations: list[int]
+    quarters: list[int]
+
+
+def encode_row(config: Config) -> Row:
+    """The kernel row of one configuration; InputError for what would silently go wrong in the
+    kernel (a Config built directly with an unknown code, a hole off the grid or of no known shape)."""
+    actions = []
+    for i, code in enumerate(config.actions):
+        try:
+            actions.append(parse_action(code))
+        except InputError as err:
+            raise err.at(item=config.id, field_prefix=f"actions[{i}]") from None
+    quarters = []
+    for i, hole in enumerate(config.holes):
+        try:
+            quarters.append(hole.quarter)
+            parse_location(hole.location)
+        except (InputError, KeyError):
+            raise InputError(f"not a valid hole: {describe(hole)}", item=config.id, field=f"holes[{i}]") from None
+    return Row(actions, [h.location - 1 for h in config.holes], quarters)
+
+
+def encode(rows: Sequence[Row]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Kernel inputs: actions int32[B, S] (NOOP-padded), punch grid indices and quarters int32[B, P]."""
-    width = max([MIN_ACTION_COLUMNS, *(len(c.actions) for c in configs)])
-    punches = max([MIN_PUNCH_COLUMNS, *(len(c.holes) for c in configs)])
-    actions = pad_columns([[parse_action(a) for a in c.actions] for c in configs], width, K.actions.NOOP)
-    locations = pad_columns([[h.location - 1 for h in c.holes] for c in configs], punches, -1)
-    quarters = pad_columns([[h.quarter for h in c.holes] for c in configs], punches, 0)
+    width = max([MIN_ACTION_COLUMNS, *(len(r.actions) for r in rows)])
+    punches = max([MIN_PUNCH_COLUMNS, *(len(r.locations) for r in rows)])
+    actions = pad_columns([r.actions for r in rows], width, K.actions.NOOP)
+    locations = pad_columns([r.locations for r in rows], punches, -1)
+    quarters = pad_columns([r.quarters for r in rows], punches, 0)
     return actions, locations, quarters
 
 
 def simulate(batch: Iterable[Config | dict], *, chunk_rows: int | None = None) -> list[Result]:
     """Simulate every item of `batch` (Config objects or MentalBlackboard records) in one batched
     kernel call; returns one Result per item, in order. Large batches run in chunks sized from the
-    available memory (`foldsim.batching`) unless `chunk_rows` is given."""
+    available memory (`foldsim.batching`) unless `chunk_rows` is given. An item that cannot be read
+    comes back `invalid` with a one-line reason naming it; the batch goes on."""
     items = list(batch)
     configs: list[Config | None] = []
-    errors: dict[int, InputError] = {}
+    rows: list[Row] = []
+    errors: dict[int, Result] = {}
     for i, item in enumerate(items):
         try:
-            configs.append(as_config(item, i))
-        except InputError as err:
+            config = as_config(item, i)
+            rows.append(encode_row(config))
+            configs.append(config)
+        except Exception as err:  # noqa: BLE001  (one item's failure, whatever it is, is that item's)
+            if debugging() and not isinstance(err, InputError):
+                raise
             configs.append(None)
-            errors[i] = err
+            errors[i] = invalid_result(item, i, err)
     valid = [i for i, c in enumerate(configs) if c is not None]
-    out = _run([configs[i] for i in valid], chunk_rows) if valid else None
+    out = _run(rows, chunk_rows) if rows else None
     results: list[Result] = []
     position = {i: k for k, i in enumerate(valid)}
     for i, config in enumerate(configs):
         if config is None:
-            results.append(Result(errors[i].item or f"item {i}", STATUS_INVALID, str(errors[i])))
-        else:
+            results.append(errors[i])
+            continue
+        try:
             results.append(decode(config, out, position[i]))
+        except Exception as err:  # noqa: BLE001
+            if debugging():
+                raise
+            results.append(invalid_result(items[i], i, err))
     return results
+
+
+def invalid_result(item: object, index: int, error: Exception) -> Result:
+    """The `invalid` Result of an item that could not be read or decoded. An InputError says what is
+    wrong with the input; any other exception is a bug, reported as an internal error of this item
+    (named, counted, never dropped) instead of stopping the batch."""
+    name = item.id if isinstance(item, Config) and item.id else record_name(item, index)
+    if isinstance(error, InputError):
+        return Result(error.item or name, STATUS_INVALID, str(error if error.item else error.at(item=name)))
+    return Result(name, STATUS_INVALID, f"{name}: {internal_error_text(error)}")
 
 
 def simulate_one(config: Config | dict) -> Result:
@@ -107,8 +157,8 @@ def simulate_one(config: Config | dict) -> Result:
     return simulate([config])[0]
 
 
-def _run(configs: Sequence[Config], chunk_rows: int | None) -> K.Punched:
-    actions, locations, quarters = encode(configs)
+def _run(rows: Sequence[Row], chunk_rows: int | None) -> K.Punched:
+    actions, locations, quarters = encode(rows)
     return run_chunked(K.simulate_batch, (actions, locations, quarters), (K.actions.NOOP, -1, 0), chunk_rows=chunk_rows)
 
 

@@ -36,7 +36,8 @@ import numpy as np
 
 from .enumerate import Progress, enumerate_space, fold_rows
 from .holes import SHAPES, SIZES, Hole, direction_value
-from .io import read_records
+from .errors import debugging, describe, internal_error_text
+from .io import read_records, record_name
 from .rules import PLANNING
 from .planning import PERIOD_OF_KIND, PlanningTask, kind_of, planning_task
 
@@ -262,8 +263,9 @@ class TaskSolutions:
 
     @property
     def over_bound(self) -> bool:
-        """More holes than 2 punches through at most 2^folds layers each can make."""
-        return self.holes > 2 * 2 ** self.folds
+        """More holes than 2 punches through at most 2^folds layers each can make (never said of a
+        task that could not be read: its fold count may be anything)."""
+        return not self.error and self.holes > 2 * 2 ** self.folds
 
     def summary(self, *, with_solutions: bool = False) -> dict:
         out = {"id": self.id, "folds": self.folds, "holes": self.holes, "solutions": self.count,
@@ -295,8 +297,8 @@ def _task_error(task: PlanningTask) -> str:
     """Why a task cannot be searched ("" when it can)."""
     if task.error:
         return task.error
-    if "F" * task.folds not in PLANNING.patterns:
-        return f"{task.id}: numberofFoldingSteps: no physical sequence has {task.folds} folds"
+    if task.folds not in {len(p) for p in PLANNING.patterns}:
+        return f"{task.id}: numberofFoldingSteps: no physical sequence has {describe(task.folds)} folds"
     return ""
 
 
@@ -317,7 +319,19 @@ def search(tasks: Sequence[PlanningTask], *, on_progress: Progress | None = None
 
 
 def _as_tasks(items: Sequence[PlanningTask | dict]) -> list[PlanningTask]:
-    return [t if isinstance(t, PlanningTask) else planning_task(t, i) for i, t in enumerate(items)]
+    return [t if isinstance(t, PlanningTask) else _read_task(t, i) for i, t in enumerate(items)]
+
+
+def _read_task(record: object, index: int) -> PlanningTask:
+    """planning_task, where an unexpected exception is this task's internal error (named, counted
+    among the errors), not the end of the run."""
+    try:
+        return planning_task(record, index)
+    except Exception as err:  # noqa: BLE001
+        if debugging():
+            raise
+        item = record_name(record, index)
+        return PlanningTask(item, error=f"{item}: {internal_error_text(err)}")
 
 
 def count_solutions(items: Sequence[PlanningTask | dict]) -> np.ndarray:
@@ -384,7 +398,6 @@ def solutions_json(results: Sequence[TaskSolutions]) -> list[dict]:
 
 def render_solve(summary: dict, console) -> None:
     """Solution counts per task group and the unsolvable tasks, with the counting bound."""
-    from rich.markup import escape
     from rich.table import Table
 
     items = summary["items"]
@@ -404,5 +417,5 @@ def render_solve(summary: dict, console) -> None:
         console.print(f"published plans with 3 punches: {summary['published_three_punch']}, of which "
                       f"{len(summary['published_three_punch_unsolvable'])} have no plan with at most 2 punches "
                       f"({len(summary['published_three_punch_unsolvable_by_bound'])} by the bound)")
-    for error in summary["errors"]:
-        console.print(f"  [red]error[/] {escape(error)}")
+    if summary["errors"]:  # each one is an `error:` line on stderr (the CLI prints them)
+        console.print(f"[red]{len(summary['errors'])} tasks could not be read[/] and were not searched")

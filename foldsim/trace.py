@@ -13,6 +13,7 @@ from .kernels import motion as M
 from .batching import pad_columns
 from .codes import parse_action
 from .config import Config
+from .errors import InputError
 from .simulate import MIN_ACTION_COLUMNS, Result, simulate_one
 
 
@@ -71,11 +72,12 @@ def layers_on_grid(sheet: K.Sheet) -> np.ndarray:
 
 
 def trace(config: Config | dict) -> Trace:
-    """Simulate one configuration and keep every intermediate sheet."""
+    """Simulate one configuration and keep every intermediate sheet. A record that cannot be read
+    raises an InputError naming the item and field (the simulator's `invalid` reason)."""
     result = simulate_one(config)
     config = result.config
     if config is None:
-        raise ValueError(result.reason)
+        raise InputError(result.reason)
     width = max(MIN_ACTION_COLUMNS, len(config.actions))
     actions = pad_columns([[parse_action(a) for a in config.actions]], width, K.actions.NOOP)[0]
     sheets, infos, status = jax.device_get(K.trace(actions))

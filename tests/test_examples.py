@@ -171,7 +171,7 @@ def test_cli_check_bad_file_and_bad_item(tmp_path):
     mixed.write_text(json.dumps([good, bad]))
     done = subprocess.run([sys.executable, "-m", "foldsim.cli", "check", "--json", str(broken), str(mixed)],
                           capture_output=True, text=True)
-    assert done.returncode == 1
+    assert done.returncode == 2  # a file that cannot be read at all: the command could not do its job
     lines = done.stderr.strip().splitlines()
     assert any(str(broken) in line and "invalid JSON" in line for line in lines)
     assert any(line.startswith(f"error: {mixed}: bad: initialHoles[0].shape") for line in lines)

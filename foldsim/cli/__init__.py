@@ -5,23 +5,30 @@ errors become one line with exit code 2."""
 from __future__ import annotations
 
 from . import core, dataset, evaluate  # noqa: F401  (importing registers the commands)
-from .common import app, err
+from .common import EXIT_INTERRUPTED, EXIT_USAGE, app, err
+from .common import error as print_error
 
 __all__ = ["app", "main"]
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. Usage errors (unknown command or option, a missing or malformed argument) are one
-    line on stderr with exit code 2, like every other input error."""
+    line on stderr with exit code 2, like every other input error. Commands report bad input
+    themselves (one line per bad item, the exit-code scheme of `common`); whatever still escapes
+    them is caught here as a last resort: an InputError is one `error:` line, anything else one
+    `error: internal error: ...` line (a bug), both with exit code 2; FOLDSIM_DEBUG=1 lets it raise
+    with its traceback instead."""
     import sys
 
     from typer.exceptions import Abort, TyperException
+
+    from ..errors import InputError, debugging, internal_error_text
 
     try:
         code = app(args=argv, prog_name="foldsim", standalone_mode=False)
     except Abort:
         err.print("error: interrupted", markup=False)
-        code = 130
+        code = EXIT_INTERRUPTED
     except TyperException as error:  # Typer's (vendored click) usage errors
         message = error.format_message() if hasattr(error, "format_message") else str(error)
         if type(error).__name__ == "NoArgsIsHelpError":  # bare `foldsim`: the help, not an error
@@ -29,8 +36,16 @@ def main(argv: list[str] | None = None) -> None:
         else:
             ctx = getattr(error, "ctx", None)
             where = f"{ctx.command_path}: " if ctx is not None else ""
-            err.print(f"error: {where}{' '.join(message.split())}", markup=False)
-        code = getattr(error, "exit_code", 2)
+            print_error(f"{where}{' '.join(message.split())}")
+        code = getattr(error, "exit_code", EXIT_USAGE)
+    except InputError as error:  # bad input a command did not catch itself
+        if debugging():
+            raise
+        print_error(error)
+        code = EXIT_USAGE
+    except Exception as error:  # noqa: BLE001  (the last resort: never a traceback for the user)
+        if debugging():
+            raise
+        print_error(internal_error_text(error))
+        code = EXIT_USAGE
     sys.exit(code or 0)
-
-

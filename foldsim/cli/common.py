@@ -4,6 +4,12 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Literal, NoReturn
 
 import typer
 from rich.console import Console
@@ -16,19 +22,109 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 @app.callback()
 def root() -> None:
     """foldsim: check, enumerate, verify, solve, score, generate and render paper-folding items."""
+    check_environment()
 
 
 #: the one exit-code scheme of every command
 EXIT_OK = 0  # everything fine
-EXIT_ITEMS = 1  # the command ran, but some items failed, differ or are wrong
-EXIT_USAGE = 2  # the command could not run: a bad option, an unreadable input, an unwritable output
+EXIT_ITEMS = 1  # the command ran, but some items failed, differ or are wrong (one error line each)
+EXIT_USAGE = 2  # the command could not run: a bad option, an unreadable input file, an unwritable
+#                 output, a bad environment variable; also an internal error (a bug) caught by main()
 EXIT_INTERRUPTED = 130
 
 
-def fail(message: str, code: int = EXIT_USAGE) -> None:
-    """Print a one-line error and exit nonzero."""
-    err.print(f"error: {message}", markup=False)
+#: an error line longer than this is cut (a bad value is quoted short already; this is the backstop)
+MAX_ERROR_LINE = 2000
+
+
+def one_line(text: str, limit: int = MAX_ERROR_LINE) -> str:
+    """`text` as a single printable line: newlines and other control characters escaped (an id or a
+    value from a file can hold them), cut to `limit` characters."""
+    text = str(text)[:limit]
+    clean = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+    return clean if len(clean) <= limit else clean[: limit - 3] + "..."
+
+
+def error(message: object) -> None:
+    """Print one `error: <message>` line on stderr (no markup, no emoji codes, control characters
+    escaped: whatever the message quotes from the input, it stays one line)."""
+    err.print(f"error: {one_line(str(message))}", markup=False, emoji=False, highlight=False)
+
+
+def fail(message: object, code: int = EXIT_USAGE) -> NoReturn:
+    """Print a one-line error and exit nonzero (EXIT_USAGE: the command could not run)."""
+    error(message)
     raise typer.Exit(code)
+
+
+def item_errors(file: str | Path | None, errors: Iterable[object]) -> int:
+    """One `error: <file>: <error>` line per bad item (each error an InputError or its one-line text,
+    which names the item and field); returns how many, so the caller can pick the exit code."""
+    count = 0
+    for message in errors:
+        error(f"{file}: {message}" if file is not None else message)
+        count += 1
+    return count
+
+
+def items_exit_code(failed: int) -> int:
+    """The exit code of a command that ran: EXIT_ITEMS if any item failed or differs, else EXIT_OK."""
+    return EXIT_ITEMS if failed else EXIT_OK
+
+
+def check_output_path(path: str | Path, kind: Literal["file", "dir"] = "file", *, option: str | None = "--out") -> Path:
+    """Fail (EXIT_USAGE, one line) unless `path` can be written as a `kind`, BEFORE any work starts:
+    an existing path must be of that kind (no file where a folder is wanted, or the reverse); the
+    nearest existing folder on the way must be a folder where a file can really be created (a probe
+    file is made and removed, which is true also for root and read-only mounts) with some space left.
+    Nothing is created. Returns the path."""
+    path = Path(path)
+    label = f"{option}: {path}" if option else str(path)
+    try:
+        if path.is_dir() and kind == "file":
+            fail(f"{label}: is a directory, expected a file")
+        if path.exists() and not path.is_dir() and kind == "dir":
+            fail(f"{label}: is a file, expected a directory")
+        folder = path if kind == "dir" else path.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if not folder.is_dir():
+            fail(f"{label}: {folder} is not a directory")
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=".foldsim-probe-")
+        os.close(handle)
+        os.unlink(probe)
+        if shutil.disk_usage(folder).free == 0:
+            fail(f"{label}: no space left on the device of {folder}")
+    except OSError as problem:
+        fail(f"{label}: cannot write there: {problem.strerror or problem}")
+    return path
+
+
+def write_output(path: str | Path, data: bytes | str, *, option: str | None = "--out") -> None:
+    """Write an output atomically (foldsim.io.atomic_write_bytes); a failure at write time (disk
+    full, permissions changed meanwhile) is one line and EXIT_USAGE, and leaves no partial file."""
+    from ..io import atomic_write_bytes
+
+    path = Path(path)
+    try:
+        atomic_write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data)
+    except OSError as problem:
+        label = f"{option}: {path}" if option else str(path)
+        fail(f"{label}: cannot write: {problem.strerror or problem}")
+
+
+def check_environment(environ: Mapping[str, str] | None = None) -> None:
+    """Fail (EXIT_USAGE, one line naming the variable) for an environment variable foldsim cannot
+    use, before any work starts: FOLDSIM_MEMORY_BUDGET must be a positive number of bytes."""
+    from ..batching import MEMORY_BUDGET_ENV, parse_memory_budget
+    from ..errors import InputError
+
+    text = (os.environ if environ is None else environ).get(MEMORY_BUDGET_ENV, "").strip()
+    if text:
+        try:
+            parse_memory_budget(text, field=MEMORY_BUDGET_ENV)
+        except InputError as problem:
+            fail(problem)
 
 
 def print_json(data: object) -> None:

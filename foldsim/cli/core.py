@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from ..progress import counting_bar
-from .common import app, err, fail, out, print_json
+from .common import (EXIT_USAGE, app, check_output_path, err, error, fail, item_errors, items_exit_code, out,
+                     print_json, write_output)
+
 
 @app.command()
 def check(
     files: Annotated[list[Path], typer.Argument(help="MentalBlackboard-format JSON/JSONL files")],
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object per file (a list for several)")] = False,
 ) -> None:
-    """Re-simulate every record and compare result holes and unfolding codes with what it recorded."""
+    """Re-simulate every record and compare result holes and unfolding codes with what it recorded.
+    Exit 0 iff every item of every file matches; 1 if some item is invalid, differs or cannot be
+    made (one error line per invalid item); 2 if a file cannot be read at all."""
     from ..check import check_file
 
     checks = [check_file(f) for f in files]
@@ -26,27 +32,26 @@ def check(
         for fc in checks:
             _print_check(fc)
     for fc in checks:
-        for item in fc.items:
-            if item.verdict == "invalid":
-                err.print(f"error: {fc.file}: {item.reason}", markup=False)
+        item_errors(fc.file, [item.reason for item in fc.items if item.verdict == "invalid"])
         if fc.error:
-            err.print(f"error: {fc.error}", markup=False)
-    raise typer.Exit(0 if all(c.all_match for c in checks) else 1)
+            error(fc.error)
+    codes = [EXIT_USAGE if fc.error else items_exit_code(not fc.all_match) for fc in checks]
+    raise typer.Exit(max(codes))
 
 
 def _print_check(fc) -> None:
     from ..check import MATCH
 
     if fc.error:
-        out.print(f"[bold]{fc.file}[/]: [red]unreadable[/]")
+        out.print(f"[bold]{escape(fc.file)}[/]: [red]unreadable[/]")
         return
     s = fc.summary()
     colour = "green" if fc.all_match else "yellow"
-    out.print(f"[bold]{fc.file}[/]: [{colour}]{s['match']}/{s['items']} match[/]")
+    out.print(f"[bold]{escape(fc.file)}[/]: [{colour}]{s['match']}/{s['items']} match[/]")
     for item in fc.items:
         if item.verdict == MATCH:
             continue
-        out.print(f"  [red]{item.verdict}[/] {item.id}: {item.reason}", markup=True)
+        out.print(f"  [red]{item.verdict}[/] {escape(item.id)}: {escape(item.reason)}", markup=True)
         for hole in item.missing:
             out.print(f"      - recorded only:  {hole.to_dict()}", markup=False)
         for hole in item.extra:
@@ -68,16 +73,17 @@ def enumerate_command(
     """Enumerate a rule set's configurations on the device and count them per pattern (SPEC §5)."""
     from ..enumerate import enumeration_report, render_enumeration
     from ..errors import InputError
-    from ..io import atomic_write_bytes
 
+    if out_file is not None:
+        check_output_path(out_file, "file")
     try:
         bar, advance = counting_bar(f"enumerating {rules}", "rows", console=err)
         with bar:
             report = enumeration_report(rules, pattern, on_progress=advance)
-    except InputError as error:
-        fail(str(error))
+    except InputError as problem:
+        fail(problem)
     if out_file is not None:
-        atomic_write_bytes(out_file, report.table.npz_bytes())
+        write_output(out_file, report.table.npz_bytes())
     if as_json:
         print_json(report.summary())
     else:
@@ -93,23 +99,28 @@ def solve(
     as_json: Annotated[bool, typer.Option("--json", help="print the counts per task as JSON")] = False,
     out_file: Annotated[Path | None, typer.Option("--out", help="write every task's solutions as JSON")] = None,
 ) -> None:
-    """Find ALL plans (<= 2 punches, -F folds, no rotation) that reproduce each task's result holes."""
+    """Find ALL plans (<= 2 punches, -F folds, no rotation) that reproduce each task's result holes.
+    Exit 0 when every task was read (unsolvable ones included: that is an answer); 1 when some task
+    cannot be read (one error line each, the others are solved); 2 when the file cannot be read."""
     from ..errors import InputError
-    from ..io import atomic_write_json
     from ..solve import render_solve, solutions_json, solve_file, solve_summary
 
     if limit is not None and limit < 0:
         fail(f"--limit: must be 0 or more, got {limit}")
+    if out_file is not None:
+        check_output_path(out_file, "file")
     try:
         bar, advance = counting_bar("solving", "tasks", console=err)
         with bar:
             results = solve_file(tasks, limit=limit, on_progress=advance)
-    except InputError as error:
-        fail(str(error))
+    except InputError as problem:
+        fail(problem)
     if out_file is not None:
-        atomic_write_json(out_file, solutions_json(results))
+        write_output(out_file, json.dumps(solutions_json(results), indent=1) + "\n")
     summary = solve_summary(results)
     if as_json:
         print_json(summary)
     else:
         render_solve(summary, out)
+    failed = item_errors(tasks, [r.error for r in results if r.error])
+    raise typer.Exit(items_exit_code(failed))
