@@ -1,0 +1,95 @@
+"""The looking commands: report (scores of one or several models as one web page), browse (a
+dataset's items as the same page, without answers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import app, check_output_path, err, fail, item_errors, items_exit_code, out, write_output
+
+TaskOption = Annotated[str | None, typer.Option(
+    "--task", help="prediction | backward | text | generalization | planning (default: from the records; text must be named)")]
+DrawLimitOption = Annotated[int, typer.Option(
+    "--draw-limit", help="draw missing step images when the page holds at most this many items")]
+MaxItemsOption = Annotated[int, typer.Option(
+    "--max-items", help="items in the browser (metrics and plots always cover all)")]
+
+
+def _positive(value: int, option: str) -> None:
+    if value < 0:
+        fail(f"{option}: must be at least 0, got {value}")
+
+
+def _write(data, page: Path, *, assets: bool, draw_limit: int) -> None:
+    """Draw the page with a progress bar and write it atomically (its assets first)."""
+    from ..progress import counting_bar
+    from ..eval.report import page_text
+
+    bar, advance = counting_bar("drawing the page", "items", len(data.items), console=err)
+    try:
+        with bar:
+            html = page_text(data, page, assets=assets, draw_limit=draw_limit, advance=advance)
+    except OSError as problem:
+        fail(f"--out: {page}: cannot write the media: {problem.strerror or problem}")
+    write_output(page, html)
+
+
+@app.command()
+def report(
+    dataset: Annotated[Path, typer.Argument(help="the dataset the answers are for (MentalBlackboard-format JSON/JSONL)")],
+    answers: Annotated[list[Path], typer.Argument(help="one answers file per model (any format `foldsim score` reads)")],
+    out_file: Annotated[Path, typer.Option("--out", help="the HTML page to write")],
+    task: TaskOption = None,
+    names: Annotated[list[str] | None, typer.Option("--name", help="a model's name, once per answers file, in order")] = None,
+    assets: Annotated[bool, typer.Option(
+        "--assets", help="media as files in <page>_files/ beside the page, not inside it (no size bound)")] = False,
+    draw_limit: DrawLimitOption = 100,
+    max_items: MaxItemsOption = 2000,
+) -> None:
+    """Score one or several models on a dataset and write one self-contained web page: headline
+    metrics side by side, accuracy plots, and an item browser drawing every answer against the truth."""
+    from ..errors import InputError
+    from ..eval.report import assets_folder, build_report
+
+    _positive(draw_limit, "--draw-limit")
+    _positive(max_items, "--max-items")
+    check_output_path(out_file, "file")
+    if assets:
+        check_output_path(assets_folder(out_file), "dir", option="--assets")
+    try:
+        data = build_report(dataset, answers, task=task, names=names, max_items=max_items)
+    except InputError as error:
+        fail(error)
+    _write(data, out_file, assets=assets, draw_limit=draw_limit)
+    bad = item_errors(None, data.errors)
+    out.print(f"wrote {out_file}: {data.total_items} items, {len(data.models)} model(s)", markup=False)
+    raise typer.Exit(items_exit_code(bad))
+
+
+@app.command()
+def browse(
+    dataset: Annotated[Path, typer.Argument(help="a MentalBlackboard-format dataset (JSON/JSONL), its media beside it")],
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for index.html and its media")],
+    task: TaskOption = None,
+    draw_limit: DrawLimitOption = 100,
+    max_items: MaxItemsOption = 2000,
+) -> None:
+    """Write a browser of a dataset's items (media, record, check status) to inspect it before
+    publishing. Exit 1 when some item is unreadable or does not match its simulation."""
+    from ..errors import InputError
+    from ..eval.report import build_report
+
+    _positive(draw_limit, "--draw-limit")
+    _positive(max_items, "--max-items")
+    check_output_path(out_dir, "dir")
+    try:
+        data = build_report(dataset, task=task, max_items=max_items)
+    except InputError as error:
+        fail(error)
+    _write(data, out_dir / "index.html", assets=True, draw_limit=draw_limit)
+    bad = item_errors(None, [*data.errors, *data.check_failures])
+    out.print(f"wrote {out_dir / 'index.html'}: {data.total_items} items", markup=False)
+    raise typer.Exit(items_exit_code(bad))

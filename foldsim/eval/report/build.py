@@ -1,0 +1,403 @@
+"""The data behind a score report and a dataset browser, computed once and drawn by page.py.
+
+A dataset file is read once; each model's answers are scored by the scorers everyone uses
+(foldsim.eval.scoring.score_files, planning plans replayed by foldsim.eval.verify), and every item
+gets a view: its groups (pattern, folds, rotation, level, F/B), its truth holes, the simulator's
+check of its record, and per model a verdict plus the answer's holes marked against the truth
+(right, missing, extra, wrong direction). Bad records become items with an error, never exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...check import ItemCheck, compare
+from ...codes import code_of_entry, pattern_of
+from ...errors import InputError
+from ...holes import Hole
+from ...io import read_records
+from ...simulate import simulate
+from ..answers import Answer, PredictedHole, index_answers, load_answers
+from ..score_base import TASKS, ItemScore, Report, TruthItem, answer_for, greedy_first_fit, load_truth, truth_item
+from ..scoring import field_tests, predicted_tensor, score_files, truth_tensor
+from .sheet import Mark
+
+#: the verdict of one model on one item (the browser's verdict filter)
+VERDICTS = ("correct", "wrong", "unreadable", "missing")
+#: the groupings plots and filters use, with their titles
+GROUPINGS = {"pattern": "action pattern", "folds": "number of folds", "rotation": "rotation", "level": "level",
+             "fb": "fold sides (F = in front, B = behind)"}
+#: how much raw model text an item shows for an unreadable answer
+RAW_TEXT_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    """One model's answers: its name, file, score report and the answers by id (planning: the
+    verifier's verdict per task id too)."""
+
+    name: str
+    path: Path
+    report: Report
+    by_id: dict[str, Answer]
+    verdicts: dict = field(default_factory=dict)  # planning: task id -> foldsim.eval.verify.Verdict
+    replayed: dict = field(default_factory=dict)  # planning: task id -> the replayed holes as scored
+
+
+@dataclass(frozen=True)
+class PlanView:
+    """A proposed plan as given, and the verifier's judgement of it."""
+
+    folds: tuple[str, ...]
+    punches: tuple[str, ...]
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class AnswerView:
+    """One model's answer to one item, ready to draw."""
+
+    verdict: str  # a VERDICTS value
+    status: str  # the answer's parse status ("missing" when there is none)
+    reason: str  # why it is unreadable, or the planning verifier's reason
+    marks: tuple[Mark, ...] = ()
+    unfolding: tuple[str, ...] | None = None  # None where the task has no unfolding codes
+    score: ItemScore | None = None
+    plan: PlanView | None = None
+    text: str = ""  # raw model text (bounded), shown for unreadable answers
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """One item of the browser: the record, its groups and truth, and every model's answer."""
+
+    index: int  # position in the dataset file
+    id: str
+    record: object
+    error: str = ""  # why the record cannot be scored or drawn ("" when it can)
+    codes: tuple[str, ...] = ()
+    groups: dict[str, str] = field(default_factory=dict)
+    truth: tuple[Mark, ...] = ()
+    unfolding: tuple[str, ...] = ()
+    check: ItemCheck | None = None
+    simulated: tuple[Mark, ...] = ()  # the simulation's holes marked against the record's
+    answers: tuple[AnswerView, ...] = ()
+
+
+@dataclass
+class ReportData:
+    """Everything a page shows. `items` may be fewer than `total_items` (the browser's bound)."""
+
+    dataset: Path
+    task: str
+    models: list[ModelRun]
+    truth: list[TruthItem]  # the scored truth items, in the order of every model's report items
+    items: list[ItemView]
+    total_items: int
+    notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # one line per bad item (also on stderr)
+    check_failures: list[str] = field(default_factory=list)  # one line per record its simulation disagrees with
+
+    @property
+    def has_answers(self) -> bool:
+        return bool(self.models)
+
+
+# --------------------------------------------------------------------------------------------------
+# holes against the truth
+
+
+def describe_hole(shape: str, size: str, location: int | None, directions: str) -> str:
+    where = f"at {location}" if location is not None else "(no location)"
+    turned = f" {directions}" if directions else ""
+    return f"{shape} {size}{turned} {where}"
+
+
+def _degrees(hole: PredictedHole) -> str:
+    return "/".join(f"{d}°" for d in sorted(hole.directions))
+
+
+def truth_marks(holes: Sequence[Hole], kind: str = "truth") -> tuple[Mark, ...]:
+    return tuple(Mark(kind, h.shape, h.size, h.location, h.quarter, title=f"{kind}: {describe_hole(h.shape, h.size, h.location, f'{90 * h.quarter}°')}")
+                 for h in holes)
+
+
+def as_predicted(holes: Sequence[Hole]) -> tuple[PredictedHole, ...]:
+    """Proper holes (a replayed plan, a simulation) in the form answers are compared in."""
+    return tuple(PredictedHole(h.shape, h.size, h.location, frozenset({90 * h.quarter})) for h in holes)
+
+
+def compare_holes(truth: Sequence[Hole], predicted: Sequence[PredictedHole], *, with_direction: bool = True) -> tuple[Mark, ...]:
+    """Mark every predicted hole right, wrong-direction or extra, and every truth hole left over missing.
+
+    Uses the scorer's own field tests. Right holes are a maximum matching on the exact test and
+    wrong-direction ones a maximum matching of the rest on location, shape and size: both tests
+    compare whole keys, so first-fit pairing is already maximum and the number of right holes equals
+    the scorer's matched count.
+    """
+    if not predicted:
+        return truth_marks(truth, "missing")
+    tests = field_tests(truth_tensor([truth]), predicted_tensor([predicted]), with_direction=with_direction)
+    exact = tests["exact"][:, : len(truth), : len(predicted)]
+    pairs = greedy_first_fit(exact)[0] if len(truth) else []
+    truth_of_p = {int(p): g for g, p in enumerate(pairs) if p >= 0}
+    matched_p, matched_g = set(truth_of_p), set(truth_of_p.values())
+    near = (tests["location"] & tests["shape"] & tests["size"])[:, : len(truth), : len(predicted)].copy()
+    near[0, sorted(matched_g), :] = False
+    near[0, :, sorted(matched_p)] = False
+    turned = greedy_first_fit(near)[0] if len(truth) else []
+    turned_of_p = {int(p): g for g, p in enumerate(turned) if p >= 0}
+    marks = []
+    for p, hole in enumerate(predicted):
+        said = describe_hole(hole.shape, hole.size, hole.location, _degrees(hole))
+        note = f" ({hole.note})" if hole.note else ""
+        if p in matched_p:  # drawn as the truth hole it matches (an answer may name its class by two angles)
+            marks.append(Mark("match", hole.shape, hole.size, hole.location, truth[truth_of_p[p]].quarter, title=f"right: {said}"))
+        elif p in turned_of_p:
+            truth_hole = truth[turned_of_p[p]]
+            marks.append(Mark("direction", hole.shape, hole.size, hole.location, _drawn_quarter(hole), truth_hole.quarter,
+                              title=f"wrong direction: {said}{note}; the truth is {90 * truth_hole.quarter}°"))
+        else:
+            marks.append(Mark("extra", hole.shape, hole.size, hole.location, _drawn_quarter(hole), title=f"extra: {said}{note}"))
+    missing = [h for g, h in enumerate(truth) if g not in matched_g and g not in turned_of_p.values()]
+    return (*marks, *truth_marks(missing, "missing"))
+
+
+def _drawn_quarter(hole: PredictedHole) -> int | None:
+    """The quarter turn to draw an answer's glyph at: its single class, else its first angle."""
+    quarter = hole.quarter_for(4)
+    if quarter is None and hole.directions:
+        first = min(hole.directions)
+        quarter = first // 90 if first % 90 == 0 else None
+    return quarter
+
+
+# --------------------------------------------------------------------------------------------------
+# the dataset
+
+
+def infer_task(records: Sequence[object], path: Path) -> str:
+    """The scoring task a file holds, from its records' `taskType` and ids and its name. The text
+    task shares the prediction records and must be asked for."""
+    dicts = [r for r in records if isinstance(r, dict)]
+    kinds = {str(r.get("taskType", "")).lower() for r in dicts}
+    if "planning" in kinds:
+        return "planning"
+    if "generalization" in kinds or any(str(r.get("id", "")).endswith("_mod") for r in dicts):
+        return "generalization"
+    if "back" in path.name.lower():
+        return "backward"
+    return "prediction"
+
+
+def item_groups(record: object, truth: TruthItem | None) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The item's action codes and its groups: pattern, folds, rotation, F/B, level (if recorded)."""
+    codes: tuple[str, ...] = ()
+    if isinstance(record, dict) and isinstance(record.get("foldingTypes"), list):
+        try:
+            codes = tuple(code_of_entry(e) for e in record["foldingTypes"])
+        except InputError:
+            codes = ()
+    pattern = truth.pattern if truth is not None else pattern_of(codes)
+    folds = [c for c in codes if not c.startswith("R-")]
+    sides = {c[-1] for c in folds}
+    groups = {"pattern": pattern or "?", "folds": str(pattern.count("F")) if pattern else "?",
+              "rotation": "with rotation" if "R" in pattern else "without rotation",
+              "fb": {frozenset("F"): "F only", frozenset("B"): "B only"}.get(frozenset(sides), "F and B" if sides else "?")}
+    level = record.get("level") if isinstance(record, dict) else None
+    if level is not None and not isinstance(level, (dict, list)):
+        groups["level"] = str(level)
+    return codes, groups
+
+
+def record_id(record: object, index: int) -> str:
+    if isinstance(record, dict) and isinstance(record.get("id"), (str, int)) and not isinstance(record.get("id"), bool):
+        return str(record["id"])
+    return f"record {index}"
+
+
+def check_all(records: Sequence[object]) -> tuple[list[ItemCheck | None], list]:
+    """The simulator's check of every record and its results (one batched call); a check is None
+    where the record is no object."""
+    results = simulate(list(records))
+    return [_checked(r, res) for r, res in zip(records, results)], results
+
+
+def _checked(record: object, result) -> ItemCheck | None:
+    if not isinstance(record, dict):
+        return None
+    try:
+        return compare(record, result)
+    except (TypeError, ValueError, AttributeError) as err:  # a field of an unexpected type: shown, not fatal
+        return ItemCheck(result.id or "item", "invalid", f"cannot be checked: {err}")
+
+
+def simulated_marks(record: object, check: ItemCheck | None, truth: TruthItem | None, result_holes) -> tuple[Mark, ...]:
+    """The simulation's holes marked against the record's when the two disagree (else nothing)."""
+    if check is None or check.verdict != "mismatch" or truth is None:
+        return ()
+    return compare_holes(truth.holes, as_predicted(result_holes))
+
+
+# --------------------------------------------------------------------------------------------------
+# models
+
+
+def model_names(paths: Sequence[Path], names: Sequence[str] | None, answers: Sequence[list[Answer]]) -> list[str]:
+    """Given names, else a `model` field every record of a file agrees on, else the file's stem;
+    repeated names get a numbered suffix."""
+    chosen = []
+    for path, file_answers, given in zip(paths, answers, names or [None] * len(paths)):
+        if given:
+            chosen.append(given)
+            continue
+        models = {a.record.get("model") for a in file_answers if isinstance(a.record, dict)}
+        chosen.append(models.pop() if len(models) == 1 and isinstance(next(iter(models)), str) else path.stem)
+    seen: dict[str, int] = {}
+    unique = []
+    for name in chosen:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return unique
+
+
+def load_models(dataset: Path, task: str, truth: Sequence[TruthItem], paths: Sequence[Path],
+                names: Sequence[str] | None) -> list[ModelRun]:
+    """Score every answers file; InputError (naming the file) when one cannot be read at all."""
+    reports, answers = [], []
+    for path in paths:
+        reports.append(score_files(task, dataset, path))
+        answers.append(load_answers(path))
+    runs = []
+    for name, path, report, file_answers in zip(model_names(paths, names, answers), paths, reports, answers):
+        by_id, _ = index_answers(file_answers)
+        verdicts, replayed = {}, {}
+        if task == "planning":
+            from ..scoring import replay_for_scoring
+            from ..verify import replay_plans
+
+            verdicts = {v.id: v for v in replay_plans([t.record for t in truth], file_answers)}
+            chosen = [answer_for(t.id, by_id, task) for t in truth]
+            replayed = {t.id: p.holes for t, p in zip(truth, replay_for_scoring(truth, chosen))}
+        runs.append(ModelRun(name, Path(path), report, by_id, verdicts, replayed))
+    return runs
+
+
+def _raw_text(answer: Answer) -> str:
+    text = answer.text or ""
+    return text if len(text) <= RAW_TEXT_CHARS else text[:RAW_TEXT_CHARS] + f"… ({len(text) - RAW_TEXT_CHARS} more characters)"
+
+
+def answer_view(task: str, truth: TruthItem, model: ModelRun, score: ItemScore | None) -> AnswerView:
+    """One model's answer to one item: verdict, marks against the truth, codes, plan and reason."""
+    answer = answer_for(truth.id, model.by_id, task)
+    if task == "planning":
+        return plan_view(truth, answer, model.verdicts.get(truth.id), model.replayed.get(truth.id, ()), score)
+    if answer is None:
+        return AnswerView("missing", "missing", "no answer with this id", truth_marks(truth.holes, "missing"), score=score)
+    prediction = answer.prediction()
+    unfolding = prediction.unfolding if truth.unfolding or prediction.unfolding else ()
+    marks = compare_holes(truth.holes, prediction.holes, with_direction=task != "text")
+    if not answer.ok:
+        return AnswerView("unreadable", answer.status, answer.reason, marks, unfolding, score, text=_raw_text(answer))
+    exact = score.exact if score is not None else False
+    reason = "; ".join(prediction.notes)
+    return AnswerView("correct" if exact else "wrong", answer.status, reason, marks, unfolding, score)
+
+
+def plan_view(truth: TruthItem, answer: Answer | None, verdict, replayed: Sequence[PredictedHole],
+              score: ItemScore | None) -> AnswerView:
+    """A planning answer: the plan as given, the verifier's reason, and the replayed holes marked
+    against the target: the holes the planning scorer scores (none for a plan that is not
+    realizable or punches off the paper)."""
+    if verdict is None or verdict.reason == "missing_answer" or answer is None:
+        return AnswerView("missing", "missing", "no answer with this id", truth_marks(truth.holes, "missing"), score=score)
+    plan = answer.plan() if answer.ok else None
+    punches = tuple(describe_hole(h.shape, h.size, h.location, _degrees(h)) for h in plan.holes) if plan else ()
+    view = PlanView(plan.folds if plan else (), punches, verdict.reason, verdict.detail)
+    marks = compare_holes(truth.holes, replayed)
+    if verdict.reason == "parse_error":
+        return AnswerView("unreadable", answer.status, verdict.detail, marks, score=score, plan=view, text=_raw_text(answer))
+    kind = "correct" if verdict.correct else "wrong"
+    return AnswerView(kind, answer.status, "" if verdict.correct else f"{verdict.reason}: {verdict.detail}", marks, score=score, plan=view)
+
+
+# --------------------------------------------------------------------------------------------------
+# assembling
+
+
+def build_report(dataset: str | Path, answers: Sequence[str | Path] = (), *, task: str | None = None,
+                 names: Sequence[str] | None = None, max_items: int | None = None) -> ReportData:
+    """Read, check and score everything a page shows. Raises InputError (one line naming the file)
+    when the dataset or an answers file cannot be read, or the task or names are wrong; bad items
+    are kept as items with an error and listed in `errors`."""
+    dataset = Path(dataset)
+    records = read_records(dataset)
+    task = task or infer_task(records, dataset)
+    if task not in TASKS:
+        raise InputError(f"unknown task {task!r} (expected one of {', '.join(TASKS)})", field="--task")
+    if names and len(names) != len(answers):
+        raise InputError(f"{len(names)} names for {len(answers)} answer files", field="--name")
+    truth: list[TruthItem] = []
+    if answers:
+        truth, _ = load_truth(dataset, task)
+    models = load_models(dataset, task, truth, [Path(a) for a in answers], names) if answers else []
+    data = ReportData(dataset, task, models, truth, [], 0)
+    scored = _scored_ids(models)
+    checks, results = check_all(records)
+    for index, record in enumerate(records):
+        item = _item_view(task, index, record, checks[index], results[index].holes, models, scored)
+        if item is None:
+            continue
+        if item.error:
+            data.errors.append(f"{dataset}: {item.error}")
+        data.items.append(item)
+    data.total_items = len(data.items)
+    data.check_failures = [f"{dataset}: {i.id}: check: {i.check.verdict}: {i.check.reason}" for i in data.items
+                           if not i.error and i.check is not None and i.check.verdict != "match"]
+    if max_items is not None and len(data.items) > max_items:
+        data.notes.append(f"the item browser shows the first {max_items} of {len(data.items)} items (--max-items); "
+                          "metrics and plots cover all of them")
+        data.items = data.items[:max_items]
+    for model in models:
+        data.notes += [f"{model.name}: {note}" for note in model.report.notes if not note.startswith("truth record left out")]
+    return data
+
+
+def _scored_ids(models: Sequence[ModelRun]) -> dict[str, list[ItemScore | None]] | None:
+    """Per truth id, each model's ItemScore (None when there are no models)."""
+    if not models:
+        return None
+    scores: dict[str, list[ItemScore | None]] = {}
+    for m, model in enumerate(models):
+        for item in model.report.items:
+            scores.setdefault(item.id, [None] * len(models))[m] = item
+    return scores
+
+
+def _item_view(task: str, index: int, record: object, check: ItemCheck | None, result_holes, models: Sequence[ModelRun],
+               scored: dict | None) -> ItemView | None:
+    """The view of one record; None for a record the report does not score (a generalization
+    original: its `_mod` twin is the scored item)."""
+    item_id = record_id(record, index)
+    try:
+        truth = truth_item(record, index)
+    except InputError as err:
+        codes, groups = item_groups(record, None)
+        return ItemView(index, item_id, record, str(err.at(item=item_id)), codes, groups, check=check)
+    if scored is not None and truth.id not in scored:
+        return None if task == "generalization" else ItemView(index, item_id, record, f"{item_id}: not scored", check=check)
+    codes, groups = item_groups(record, truth)
+    answers = ()
+    if scored is not None:
+        answers = tuple(answer_view(task, truth, model, scored[truth.id][m]) for m, model in enumerate(models))
+    return ItemView(index, truth.id, record, "", codes, groups, truth_marks(truth.holes), truth.unfolding, check,
+                    simulated_marks(record, check, truth, result_holes), answers)
+
+
+def scored_groups(data: ReportData) -> list[dict[str, str]]:
+    """The groups of every scored truth item, in the order of the models' report items."""
+    return [item_groups(t.record, t)[1] for t in data.truth]

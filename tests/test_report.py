@@ -1,0 +1,396 @@
+"""The score report and dataset browser (foldsim report / browse), checked structurally: every item is
+in the page, every image resolves (data URIs decode, asset files exist), every drawn glyph is
+defined, and each answer's holes are marked right / missing / extra / wrong direction as the scorer
+sees them. The same pages in a real browser: test_report_browser.py."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from foldsim.cli import main
+from foldsim.eval.answers import PredictedHole
+from foldsim.eval.report import build_report, write_browser, write_page, write_report
+from foldsim.eval.report.build import compare_holes
+from foldsim.eval.report.plots import breakdown, group_order
+from foldsim.holes import Hole
+from foldsim.io import read_records
+
+#: a few published generalization records: patterns F, FF and FR, prediction-format fields
+SMALL_IDS = ("PFHP_803_shape", "PFHP_804_shape", "PFHP_705_shape", "PFHP_707_shape", "PFHP_401_shape",
+             "PFHP_402_shape", "PFHP_812_shape")
+#: pages and data built once per test session, shared with test_report_browser.py (which imports
+#: these fixtures: a module-scoped fixture would otherwise run again for each module)
+BUILT: dict[str, object] = {}
+VOID = {"meta", "img", "input", "br", "hr", "link", "source", "area", "base", "col", "embed", "track", "wbr"}
+
+
+# --------------------------------------------------------------------------------------------------
+# a small HTML tree (the page is ours, so the standard library's parser is enough)
+
+
+class Node:
+    def __init__(self, tag: str, attrs: dict, parent: "Node | None"):
+        self.tag, self.attrs, self.parent, self.children = tag, attrs, parent, []
+
+    def walk(self):
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def find_all(self, tag: str | None = None, **attrs) -> list["Node"]:
+        return [n for n in self.walk() if (tag is None or n.tag == tag)
+                and all(n.attrs.get(k.rstrip("_").replace("_", "-")) == v for k, v in attrs.items())]
+
+    def classes(self) -> set[str]:
+        return set((self.attrs.get("class") or "").split())
+
+
+class TreeBuilder(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = self.node = Node("#root", {}, None)
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, dict(attrs), self.node)
+        self.node.children.append(node)
+        if tag not in VOID:
+            self.node = node
+
+    def handle_startendtag(self, tag, attrs):
+        self.node.children.append(Node(tag, dict(attrs), self.node))
+
+    def handle_endtag(self, tag):
+        node = self.node
+        while node is not None and node.tag != tag:
+            node = node.parent
+        if node is not None and node.parent is not None:
+            self.node = node.parent
+
+
+def parse_page(path: Path) -> Node:
+    builder = TreeBuilder()
+    builder.feed(path.read_text(encoding="utf-8"))
+    return builder.root
+
+
+def check_page(path: Path) -> Node:
+    """The structural checks every page passes: images resolve, glyph references are defined, no
+    network reference anywhere."""
+    text = path.read_text(encoding="utf-8")
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", text), "the page references the network"
+    assert "@import" not in text and "url(http" not in text
+    root = parse_page(path)
+    defined = {n.attrs["id"] for n in root.walk() if "id" in n.attrs}
+    for node in root.find_all("use"):
+        assert node.attrs["href"].startswith("#") and node.attrs["href"][1:] in defined, node.attrs["href"]
+    for node in [*root.find_all("img"), *root.find_all("video")]:
+        src = node.attrs["src"]
+        if src.startswith("data:"):
+            header, payload = src.split(",", 1)
+            assert header.endswith(";base64")
+            data = base64.b64decode(payload, validate=True)
+            kind = header[5:].split(";")[0]
+            assert {"image/png": data[:8] == b"\x89PNG\r\n\x1a\n", "image/svg+xml": b"<svg" in data[:600],
+                    "video/mp4": data[4:8] == b"ftyp"}[kind], kind
+        else:
+            assert (path.parent / src).is_file(), src
+    return root
+
+
+def items_of(root: Node) -> dict[str, Node]:
+    return {a.attrs["data-id"]: a for a in root.find_all("article")}
+
+
+def marks_in(article: Node, model: int) -> list[str]:
+    """The mark kinds drawn in one model's answer panel of an item."""
+    [panel] = [f for f in article.find_all("figure") if f.attrs.get("data-model") == str(model)]
+    return [c.removeprefix("mk-") for u in panel.find_all("use") for c in u.classes() if c.startswith("mk-") and c != "mk-outline"]
+
+
+# --------------------------------------------------------------------------------------------------
+# data
+
+
+def once(key: str, build):
+    if key not in BUILT:
+        BUILT[key] = build()
+    return BUILT[key]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory, generalization_file) -> dict:
+    return once("small", lambda: make_small(tmp_path_factory.mktemp("small"), generalization_file))
+
+
+def make_small(folder: Path, generalization_file: Path) -> dict:
+    """A 7-item prediction dataset (plus one bad record), a perfect answers file and one with a
+    wrong direction, a missing hole, an extra hole, an unreadable and a missing answer."""
+    by_id = {r["id"]: r for r in read_records(generalization_file)}
+    records = [copy.deepcopy(by_id[i]) for i in SMALL_IDS]
+    for level, record in enumerate(records):
+        record["level"] = 2 + level % 3
+    bad = {"id": "PFHP_bad", "foldingTypes": [], "resultHoles": [{"shape": "hexagon", "size": "large", "location": 3}]}
+    dataset = folder / "PFHP_Prediction_Data.json"
+    dataset.write_text(json.dumps([*records, bad]))
+    perfect = [{"id": r["id"], "resultHoles": r["resultHoles"], "totalNumberofHoles": len(r["resultHoles"]),
+                "unfoldingTypes": r["unfoldingTypes"]} for r in records]
+    flawed = copy.deepcopy(perfect)
+    turned = flawed[0]["resultHoles"][0]  # a trapezoid: four direction classes
+    turned["direction"] = (turned["direction"] + 90) % 360
+    flawed[1]["resultHoles"] = flawed[1]["resultHoles"][1:]  # one hole missing
+    taken = {h["location"] for h in flawed[2]["resultHoles"]}
+    spare = next(n for n in range(1, 33) if n not in taken)
+    flawed[2]["resultHoles"].append({"shape": "circle", "size": "small", "direction": "", "location": spare})
+    flawed[3] = {"id": flawed[3]["id"], "response": "I am not sure; the holes look like a smiley."}
+    del flawed[4]  # no answer for PFHP_401_shape
+    flawed[4]["unfoldingTypes"] = ["V2-B"]  # holes right, codes wrong
+    (folder / "perfect.json").write_text(json.dumps(perfect))
+    (folder / "flawed.jsonl").write_text("\n".join(json.dumps(a) for a in flawed))
+    return {"folder": folder, "dataset": dataset, "perfect": folder / "perfect.json", "flawed": folder / "flawed.jsonl",
+            "records": records}
+
+
+@pytest.fixture(scope="module")
+def small_report(small, tmp_path_factory) -> tuple[Path, object]:
+    def build():
+        out = tmp_path_factory.mktemp("small-report") / "report.html"
+        return out, write_report(small["dataset"], [small["perfect"], small["flawed"]], out, names=["oracle", "flawed"])
+    return once("small_report", build)
+
+
+@pytest.fixture(scope="module")
+def perturbed_plans(planning_file, tmp_path_factory) -> tuple[Path, dict[str, int]]:
+    return once("perturbed_plans", lambda: perturb_plans(planning_file, tmp_path_factory.mktemp("plans")))
+
+
+def perturb_plans(planning_file: Path, folder: Path) -> tuple[Path, dict[str, int]]:
+    """The published plans with the first punch of every 7th item moved to the next location."""
+    records = read_records(planning_file)
+    moved = {}
+    for i, record in enumerate(records):
+        if i % 7 == 0:
+            record["initialHoles"][0]["location"] = record["initialHoles"][0]["location"] % 32 + 1
+            moved[record["id"]] = record["initialHoles"][0]["location"]
+    path = folder / "perturbed.json"
+    path.write_text(json.dumps(records))
+    return path, moved
+
+
+@pytest.fixture(scope="module")
+def planning_report(planning_file, perturbed_plans, tmp_path_factory) -> tuple[Path, object]:
+    """The done-when report: the published plans and a perturbed copy, side by side."""
+    def build():
+        out = tmp_path_factory.mktemp("planning-report") / "planning.html"
+        return out, write_report(planning_file, [planning_file, perturbed_plans[0]], out, names=["published", "perturbed"])
+    return once("planning_report", build)
+
+
+# --------------------------------------------------------------------------------------------------
+# marks
+
+
+def _hole(shape, location, direction=0, size="large"):
+    return Hole.make(shape, size, direction, location)
+
+
+def _said(shape, location, *directions, size="large"):
+    return PredictedHole(shape, size, location, frozenset(directions))
+
+
+def test_marks_right_missing_extra_and_direction():
+    truth = (_hole("star", 3, 90), _hole("triangle", 7, 0), _hole("circle", 12), _hole("star", 20, 180))
+    said = (_said("star", 3, 90), _said("triangle", 7, 180), _said("square", 30), _said("star", 20, 180, 0))
+    marks = compare_holes(truth, said)
+    kinds = sorted((m.kind, m.location) for m in marks)
+    # star 20 named two classes (0 and 180): no single direction, so it is a wrong direction too
+    assert kinds == [("direction", 7), ("direction", 20), ("extra", 30), ("match", 3), ("missing", 12)]
+    turned = next(m for m in marks if m.location == 7)
+    assert (turned.quarter, turned.truth_quarter) == (2, 0)
+    assert compare_holes(truth, ()) == tuple(m for m in compare_holes(truth, ()) if m.kind == "missing")
+    assert len(compare_holes(truth, ())) == 4
+
+
+def test_marks_pair_duplicates_and_unplaced_holes():
+    truth = (_hole("ellipse", 5, 0), _hole("ellipse", 5, 90))
+    said = (_said("ellipse", 5, 270), _said("ellipse", 5, 270), PredictedHole("blob", "huge", None, note="unknown shape"))
+    kinds = sorted(m.kind for m in compare_holes(truth, said))
+    assert kinds == ["direction", "extra", "match"]
+    # the text task ignores directions: both ellipses are right
+    assert sorted(m.kind for m in compare_holes(truth, said[:2], with_direction=False)) == ["match", "match"]
+
+
+def test_right_marks_equal_the_scorers_matched_holes(planning_report, small_report):
+    """Every item, every model: the holes drawn as right are exactly the scorer's matched count."""
+    for _, data in (planning_report, small_report):
+        for m, model in enumerate(data.models):
+            scores = {s.id: s for s in model.report.items}
+            for item in data.items:
+                if item.error:
+                    continue
+                view = item.answers[m]
+                drawn = sum(mark.kind == "match" for mark in view.marks)
+                assert drawn == scores[item.id].matched, (model.name, item.id)
+                if view.verdict == "correct":
+                    assert {mark.kind for mark in view.marks} <= {"match"}
+
+
+# --------------------------------------------------------------------------------------------------
+# pages
+
+
+def test_small_report_shows_every_item_and_its_flaws(small, small_report):
+    out, data = small_report
+    root = check_page(out)
+    items = items_of(root)
+    assert set(items) == {*SMALL_IDS, "PFHP_bad"}
+    header = [th.attrs.get("data-model") for th in root.find_all("table")[0].find_all("th")]
+    assert header.count("0") == 1 and header.count("1") == 1
+    first, second, third, fourth, fifth, sixth = (items[i] for i in SMALL_IDS[:6])
+    assert set(marks_in(first, 0)) == {"match"} and first.attrs["data-v0"] == "correct"
+    assert "direction" in marks_in(first, 1) and first.attrs["data-v1"] == "wrong"
+    assert "missing" in marks_in(second, 1)
+    assert "extra" in marks_in(third, 1)
+    assert fourth.attrs["data-v1"] == "unreadable"
+    assert fourth.find_all("pre") and "the holes look like a smiley" in out.read_text()
+    assert fifth.attrs["data-v1"] == "missing"
+    assert sixth.attrs["data-v1"] == "correct"
+    diff = [td for td in sixth.find_all("td") if "diff" in td.classes()]
+    assert diff, "the wrong unfolding code is marked"
+    # step media drawn on the fly (a small dataset has none in its folder)
+    images = first.find_all("img")
+    assert len(images) >= 4 and all(i.attrs["src"].startswith("data:image/png") for i in images)
+    # the bad record is shown with its error, and reported
+    assert any("hexagon" in e for e in data.errors)
+    assert "error" in {c for p in items["PFHP_bad"].find_all("p") for c in p.classes()}
+    # levels were recorded: a filter and a plot for them
+    assert root.find_all("select", name="level")
+    plots = [i.attrs["alt"] for i in root.find_all("img") if i.attrs.get("alt", "").startswith("accuracy by")]
+    assert "accuracy by level" in plots and "accuracy by action pattern" in plots and "accuracy by rotation" in plots
+
+
+def test_planning_report_marks_the_moved_punches(planning_report, perturbed_plans):
+    out, data = planning_report
+    _, moved = perturbed_plans
+    root = check_page(out)
+    items = items_of(root)
+    assert len(items) == 400
+    assert [m.name for m in data.models] == ["published", "perturbed"]
+    published, perturbed = (m.report.metrics["exact_match"] for m in data.models)
+    assert published == pytest.approx(359 / 400) and perturbed < published
+    wrong = 0
+    for item_id in moved:
+        article = items[item_id]
+        if article.attrs["data-v0"] == "correct" and article.attrs["data-v1"] != "correct":
+            wrong += 1
+            assert {"missing", "extra"} & set(marks_in(article, 1)), item_id
+            assert set(marks_in(article, 0)) == {"match"}
+    assert wrong >= 40
+    untouched = [i for i in items if i not in moved]
+    assert all(items[i].attrs["data-v0"] == items[i].attrs["data-v1"] for i in untouched)
+
+
+def test_assets_mode_writes_files_beside_the_page(small_report, tmp_path):
+    out = write_page(small_report[1], tmp_path / "page.html", assets=True, draw_limit=0)
+    root = check_page(out)
+    sources = [i.attrs["src"] for i in root.find_all("img")]
+    assert sources and all(s.startswith("page_files/") for s in sources)
+    assert len(out.read_bytes()) < 400_000
+
+
+def test_inline_budget_bounds_the_page(small_report, tmp_path):
+    out = write_page(small_report[1], tmp_path / "page.html", inline_budget=20_000)
+    root = check_page(out)
+    assert "left out to bound the page size" in out.read_text()
+    assert sum(len(i.attrs["src"]) for i in root.find_all("img")) < 20_000 * 4 / 3 + 5_000
+
+
+def test_max_items_bounds_the_browser_not_the_metrics(small, tmp_path):
+    data = build_report(small["dataset"], [small["flawed"]], max_items=3)
+    out = write_page(data, tmp_path / "page.html")
+    assert len(items_of(check_page(out))) == 3
+    assert data.models[0].report.counts["items"] == 7
+    assert "first 3 of 8" in out.read_text()
+
+
+def test_browser_finds_dataset_media_and_marks_a_mismatch(small, generalization_file, tmp_path):
+    from foldsim.render.images import write_images
+    from foldsim.eval.report.media import DRAWN_STYLE
+    from foldsim.trace import trace
+
+    records = copy.deepcopy(small["records"][:3])
+    records[1]["resultHoles"][0]["location"] = records[1]["resultHoles"][0]["location"] % 32 + 1
+    records[2]["resultImg"] = "../../outside.png"  # never read: outside the dataset folder
+    folder = tmp_path / "data"
+    write_images(trace(records[0]), folder, records[0]["id"], DRAWN_STYLE)
+    (folder / "PFHP_Prediction_Data.json").write_text(json.dumps(records))
+    (tmp_path / "outside.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    data = write_browser(folder / "PFHP_Prediction_Data.json", tmp_path / "browse", draw_limit=1)
+    root = check_page(tmp_path / "browse" / "index.html")
+    items = items_of(root)
+    assert list(items) == [r["id"] for r in records]
+    found = [i.attrs["src"] for i in items[records[0]["id"]].find_all("img")]
+    assert len(found) >= 4 and all(s.startswith("index_files/") for s in found)
+    assert not items[records[2]["id"]].find_all("img"), "over the draw limit, nothing found: no images"
+    assert items[records[1]["id"]].attrs["data-check"] == "mismatch"
+    assert len(data.check_failures) == 1
+    simulated = [f for f in items[records[1]["id"]].find_all("figure") if "answer" in f.classes()]
+    kinds = {c for u in simulated[0].find_all("use") for c in u.classes()}
+    assert {"mk-missing", "mk-extra"} <= kinds or "mk-direction" in kinds
+
+
+def test_plots_group_order_and_breakdown():
+    assert sorted(["10", "2", "FF", "F", "with rotation", "without rotation"], key=group_order) == [
+        "2", "10", "without rotation", "with rotation", "F", "FF"]
+    chart = breakdown("t", ["a", "b", None, "a"], [[True, False, True, False]], ["m"])
+    assert chart.groups == ("a", "b") and chart.counts == (2, 1) and chart.values == ((0.5, 0.0),)
+    assert breakdown("t", [None, None], [[True, True]], ["m"]) is None
+
+
+# --------------------------------------------------------------------------------------------------
+# command line
+
+
+def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as stop:
+        main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return stop.value.code, captured.out, captured.err
+
+
+def test_cli_report_and_its_errors(small, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    code, stdout, stderr = run_cli(["report", small["dataset"], small["perfect"], small["flawed"], "--out", out], capsys)
+    assert code == 1, stderr  # the bad record is one error line; the page is written anyway
+    assert out.is_file() and "wrote" in stdout
+    assert [line for line in stderr.splitlines() if line.startswith("error:")] == [l for l in stderr.splitlines() if l]
+    assert "PFHP_bad" in stderr and len(stderr.splitlines()) == 1
+    missing = tmp_path / "nope.json"
+    code, _, stderr = run_cli(["report", small["dataset"], missing, "--out", tmp_path / "x.html"], capsys)
+    assert code == 2 and stderr.startswith("error: ") and len(stderr.splitlines()) == 1 and "nope.json" in stderr
+    assert not (tmp_path / "x.html").exists()
+    code, _, stderr = run_cli(["report", small["dataset"], small["perfect"], "--out", tmp_path], capsys)
+    assert code == 2 and "directory" in stderr
+    code, _, stderr = run_cli(["report", small["dataset"], small["perfect"], "--name", "a", "--name", "b", "--out", out], capsys)
+    assert code == 2 and "--name" in stderr
+    code, _, stderr = run_cli(["report", small["dataset"], small["perfect"], "--task", "colouring", "--out", out], capsys)
+    assert code == 2 and "colouring" in stderr
+
+
+def test_cli_browse(small, tmp_path, capsys):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(small["records"][:2]))
+    code, stdout, stderr = run_cli(["browse", good, "--out", tmp_path / "b"], capsys)
+    assert code == 0 and stderr == "" and (tmp_path / "b" / "index.html").is_file()
+    assert (tmp_path / "b" / "index_files").is_dir()  # drawn step images, as files
+    code, _, stderr = run_cli(["browse", tmp_path / "absent.json", "--out", tmp_path / "c"], capsys)
+    assert code == 2 and len(stderr.splitlines()) == 1 and not (tmp_path / "c").exists()
+    (tmp_path / "file").write_text("")
+    code, _, stderr = run_cli(["browse", good, "--out", tmp_path / "file"], capsys)
+    assert code == 2 and "is a file" in stderr
