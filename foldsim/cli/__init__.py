@@ -5,6 +5,7 @@ errors become one line with exit code 2."""
 from __future__ import annotations
 
 from . import core, dataset, evaluate  # noqa: F401  (importing registers the commands)
+from . import report  # noqa: F401  (report, browse)
 from .common import EXIT_INTERRUPTED, EXIT_USAGE, app, err
 from .common import error as print_error
 
