@@ -200,6 +200,18 @@ def write_images(trace: Trace, out_dir: str | Path, item_id: str, style: ImageSt
     return paths
 
 
+def sheet_image(paper: np.ndarray, holes: tuple[Hole, ...] = (), size: int = 240, style: ImageStyle = ImageStyle()) -> Image.Image:
+    """The sheet alone, square, no legend: `paper` (bool[32]) and `holes` in the step images'
+    colours. The panel composite pictures (e.g. a multiple-choice question) are built from."""
+    style = ImageStyle(**{**style.__dict__, "width": size, "height": size})
+    image, draw = _canvas(style)
+    scale = size * style.supersample / (4 + 2 * VIEW_MARGIN)
+    frame = Frame(scale, size * style.supersample / 2, size * style.supersample / 2)
+    _draw_sheet(draw, frame, np.asarray(paper, dtype=bool), style)
+    _draw_holes(draw, frame, tuple(holes), style)
+    return _finish(image, style)
+
+
 def numbered_sheet_image(size: int = 600, supersample: int = 3) -> Image.Image:
     """The 32 triangles with their ids 1..32 at their centroids (the benchmark's paper_structure.png):
     white paper, black edges and labels."""

@@ -1,0 +1,266 @@
+"""Media of the choice tasks (foldsim.dataset.choice): option images, the composite question image
+like the printed test, text grids, and the cue's picture and grid.
+
+Nothing in a picture or a file name gives the answer away: option files are named by label only,
+every option is drawn in the same style (the unfolded sheet with its holes, no legend, no error
+model), and no result image or unfolding video of the item is written. Layout under the dataset
+root (`media_paths`):
+
+    choice_questions/<id>.png                        the question: step panels, cue, options A, B, ...
+    choice_options/<item>/<item>_option_<L>.png      one option (plan-choice: its fold sequence)
+    choice_options/<item>/<item>_target.png          plan-choice: the target pattern
+    img_text_outputs/<id>/img/<id>_fold_<k>_...png   step images (initial, actions, punching)
+    img_text_outputs/<id>/img/<id>_cue.png           the cue: the folded state after its step
+    img_text_outputs/<id>/text/<id>_textual_steps.txt, _textual_options.txt, _textual_cue.txt
+    folding_videos/PF_<n>_animation.mp4              --video: the folding video only
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from ..codes import code_of_entry
+from ..config import Config
+from ..holes import parse_holes
+from ..io import atomic_write_bytes, atomic_write_text
+from ..kernels.sheet import N_TRIANGLES
+from ..trace import trace
+from .images import ImageStyle, png_bytes, sheet_image, step_images
+from .text import grid_chars, grid_text, steps_text, text_dir
+
+PANEL = 220  # pixels per sheet panel in the composite
+GAP = 24
+CAPTION = 30  # pixels of caption above a panel
+MAX_COLUMNS = 5  # options per row of the composite
+BACKGROUND = (255, 255, 255)
+INK = (0, 0, 0)
+CUE_FRAME = (200, 120, 0)
+
+
+def media_paths(task: str, record_id: str, item_id: str, labels: Sequence[str], *, cue: bool = False) -> dict:
+    """The record's media fields (paths relative to the dataset root) for a choice, split or
+    plan-choice record `record_id` of item `item_id` (cue variants of an item share its options)."""
+    folder = f"choice_options/{item_id}"
+    fields: dict = {"questionImg": f"choice_questions/{record_id}.png",
+                    "optionImgs": {label: f"{folder}/{item_id}_option_{label}.png" for label in labels}}
+    if task == "plan-choice":
+        fields["targetImg"] = f"{folder}/{item_id}_target.png"
+    if cue:
+        fields["cueImg"] = f"img_text_outputs/{record_id}/img/{record_id}_cue.png"
+    return fields
+
+
+# -- drawing ----------------------------------------------------------------------------------------
+
+
+def _font(pixels: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.load_default(size=pixels)
+
+
+def all_paper() -> np.ndarray:
+    return np.ones(N_TRIANGLES, dtype=bool)
+
+
+def option_image(holes, size: int = PANEL) -> Image.Image:
+    """One option: the unfolded sheet and its holes (the same drawing for every option)."""
+    return sheet_image(all_paper(), tuple(holes), size)
+
+
+def captioned_grid(panels: Sequence[tuple[str, Image.Image]], columns: int, *, frame: tuple | None = None) -> Image.Image:
+    """Panels with a caption above each, `columns` to a row."""
+    rows = -(-len(panels) // columns)
+    width = columns * PANEL + (columns + 1) * GAP
+    height = rows * (PANEL + CAPTION) + (rows + 1) * GAP
+    image = Image.new("RGB", (width, height), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    font = _font(20)
+    for k, (caption, panel) in enumerate(panels):
+        x = GAP + (k % columns) * (PANEL + GAP)
+        y = GAP + (k // columns) * (PANEL + CAPTION + GAP)
+        draw.text((x + PANEL // 2, y + CAPTION // 2), caption, fill=INK, font=font, anchor="mm")
+        image.paste(panel.resize((PANEL, PANEL)), (x, y + CAPTION))
+        if frame is not None:
+            draw.rectangle((x - 4, y + CAPTION - 4, x + PANEL + 3, y + CAPTION + PANEL + 3), outline=frame, width=3)
+    return image
+
+
+def stacked(parts: Sequence[Image.Image]) -> Image.Image:
+    """Images one under the other, left-aligned, separated by a thin rule."""
+    width = max(p.width for p in parts)
+    height = sum(p.height for p in parts) + GAP * (len(parts) - 1)
+    image = Image.new("RGB", (width, height), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    y = 0
+    for k, part in enumerate(parts):
+        if k:
+            draw.line((GAP, y - GAP // 2, width - GAP, y - GAP // 2), fill=(160, 160, 160), width=2)
+        image.paste(part, (0, y))
+        y += part.height + GAP
+    return image
+
+
+def step_panels(history) -> list[tuple[str, Image.Image]]:
+    """The question's panels: the sheet before, after every action, and when punched."""
+    n = len(history.steps)
+    panels = [("start", sheet_image(all_paper()))]
+    panels += [(f"step {k}", sheet_image(history.paper(k))) for k in range(1, n + 1)]
+    panels.append(("punch", sheet_image(history.paper(n), history.config.holes)))
+    return panels
+
+
+def cue_panel(record: dict) -> tuple[str, Image.Image] | None:
+    cue = record.get("cue") or {}
+    if cue.get("kind", "none") == "none":
+        return None
+    return f"hint: after step {cue['step']}", sheet_image(cue_paper(cue))
+
+
+def cue_paper(cue: dict) -> np.ndarray:
+    """bool[32]: the paper of the cue's folded state, read back from its text grid."""
+    chars = [c for c in cue["grid"] if c in "01"]
+    return np.array([c == "1" for c in chars], dtype=bool)
+
+
+def option_holes(record: dict) -> dict[str, tuple]:
+    """The holes of every option of a choice record (a split row carries its own option only)."""
+    if "options" in record:
+        return {o["label"]: parse_holes(o["resultHoles"], "resultHoles") for o in record["options"]}
+    return {record["option"]: parse_holes(record["optionHoles"], "optionHoles")}
+
+
+def choice_question(record: dict, history) -> Image.Image:
+    """The composite question of a choice (or split) record: step panels, the cue, the options."""
+    steps = step_panels(history)
+    options = [(label, option_image(holes)) for label, holes in option_holes(record).items()]
+    columns = max(min(len(options), MAX_COLUMNS), 1)
+    parts = [captioned_grid(steps, len(steps))]
+    cue = cue_panel(record)
+    if cue is not None:
+        parts.append(captioned_grid([cue], 1, frame=CUE_FRAME))
+    parts.append(captioned_grid(options, columns))
+    return stacked(parts)
+
+
+def plan_strip(codes: Sequence[str]) -> Image.Image:
+    """A fold sequence as the sheet after each fold, in one row."""
+    history = trace(Config.from_codes(codes))
+    panels = [(f"{k}: {code}", sheet_image(history.paper(k))) for k, code in enumerate(codes, 1)]
+    return captioned_grid(panels, len(panels))
+
+
+def labelled_strip(label: str, strip: Image.Image) -> Image.Image:
+    image = Image.new("RGB", (strip.width + 60, strip.height), BACKGROUND)
+    ImageDraw.Draw(image).text((30, strip.height // 2), label, fill=INK, font=_font(28), anchor="mm")
+    image.paste(strip, (60, 0))
+    return image
+
+
+def plan_question(record: dict, strips: dict[str, Image.Image]) -> Image.Image:
+    """The composite of a plan-choice record: the target, then each labelled fold sequence."""
+    target = sheet_image(all_paper(), parse_holes(record["resultHoles"], "resultHoles"))
+    return stacked([captioned_grid([("target", target)], 1), *(labelled_strip(l, s) for l, s in strips.items())])
+
+
+# -- text ---------------------------------------------------------------------------------------------
+
+
+def options_text(record: dict) -> str:
+    """Every option as a text grid of the unfolded sheet, `Option A:` first."""
+    blocks = [f"Option {label}:\n{grid_text(grid_chars(all_paper(), holes))}" for label, holes in option_holes(record).items()]
+    return "\n\n".join(blocks)
+
+
+def plan_options_text(record: dict) -> str:
+    """The target grid, then every option's codes and the grid after each of its folds."""
+    target = grid_text(grid_chars(all_paper(), parse_holes(record["resultHoles"], "resultHoles")))
+    blocks = [f"Target:\n{target}"]
+    for option in record["options"]:
+        codes = [code_of_entry(e) for e in option["foldingTypes"]]
+        history = trace(Config.from_codes(codes))
+        grids = "\n".join(f"After {code}:\n{grid_text(grid_chars(history.paper(k)))}" for k, code in enumerate(codes, 1))
+        blocks.append(f"Option {option['label']}: {', '.join(codes)}\n{grids}")
+    return "\n\n".join(blocks)
+
+
+def cue_text(cue: dict) -> str:
+    return f"The paper after step {cue['step']}:\n{cue['grid']}"
+
+
+# -- files ----------------------------------------------------------------------------------------------
+
+
+def _write_png(root: Path, relative: str, image: Image.Image, written: list[Path]) -> None:
+    atomic_write_bytes(root / relative, png_bytes(image))
+    written.append(root / relative)
+
+
+def render_choice_media(record: dict, out_dir: str | Path, modalities: Sequence[str] = ("images", "text"),
+                        animation=None) -> list[Path]:
+    """Write the media of one choice, split or plan-choice record under the dataset root `out_dir`
+    ("images": question composite, option images, step images, cue image; "text": step, option
+    and cue grids; "video": the folding video, with `animation` the AnimationOptions). Returns the
+    files written. Raises InputError (naming the item) for an item the simulator cannot answer."""
+    root = Path(out_dir)
+    written: list[Path] = []
+    item_id = str(record["id"])
+    if record.get("taskType") == "PlanChoice":
+        strips = {o["label"]: plan_strip([code_of_entry(e) for e in o["foldingTypes"]]) for o in record["options"]}
+        if "images" in modalities:
+            for label, strip in strips.items():
+                _write_png(root, record["optionImgs"][label], strip, written)
+            target = sheet_image(all_paper(), parse_holes(record["resultHoles"], "resultHoles"))
+            _write_png(root, record["targetImg"], target, written)
+            _write_png(root, record["questionImg"], plan_question(record, strips), written)
+        if "text" in modalities:
+            path = text_dir(root, item_id) / f"{item_id}_textual_options.txt"
+            atomic_write_text(path, plan_options_text(record))
+            written.append(path)
+        return written
+    history = trace(record)
+    from .text import require_ok
+
+    require_ok(history)
+    cue = record.get("cue") or {}
+    has_cue = cue.get("kind", "none") != "none"
+    if "images" in modalities:
+        for name, image in step_images(history, item_id)[:-1]:  # never the result image
+            _write_png(root, f"img_text_outputs/{item_id}/img/{name}", image, written)
+        images = {record["option"]: record["optionImg"]} if "option" in record else record["optionImgs"]
+        for label, holes in option_holes(record).items():
+            _write_png(root, images[label], option_image(holes), written)
+        _write_png(root, record["questionImg"], choice_question(record, history), written)
+        if has_cue:
+            cue_name = record.get("cueImg") or f"img_text_outputs/{item_id}/img/{item_id}_cue.png"
+            _write_png(root, cue_name, sheet_image(cue_paper(cue), (), ImageStyle().width // 3), written)
+    if "text" in modalities:
+        folder = text_dir(root, item_id)
+        files = {folder / f"{item_id}_textual_steps.txt": steps_text(history),
+                 folder / f"{item_id}_textual_options.txt": options_text(record)}
+        if has_cue:
+            files[folder / f"{item_id}_textual_cue.txt"] = cue_text(cue)
+        for path, content in files.items():
+            atomic_write_text(path, content)
+            written.append(path)
+    if "video" in modalities:
+        written.append(write_folding_video(history, root, item_id, animation))
+    return written
+
+
+def write_folding_video(history, root: Path, item_id: str, animation=None) -> Path:
+    """The folding video alone (the unfolding video would show the answer)."""
+    from .animation import AnimationOptions, Mp4Sink, folding_frames, video_paths
+
+    opts = animation or AnimationOptions()
+    path = video_paths(root, item_id)["folding"]
+    sink = Mp4Sink(path, opts.width, opts.height, opts.folding_fps)
+    try:
+        for frame in folding_frames(history, opts):
+            sink.write(frame)
+        return sink.commit()
+    except BaseException:
+        sink.abort()
+        raise
