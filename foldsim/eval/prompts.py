@@ -1,0 +1,729 @@
+"""Prompts as templates: what a model is shown for one item of a task, in one modality.
+
+A task is files, not code: `<task>.toml` says what the task is (its scorer, which record fields are
+its answer, whether items come in pairs) and `<task>.<modality>.txt` is the wording for one
+modality (`text` grids, `images` = 2-D step images, `frames` = 3-D frames, `video` = the MP4).
+Templates are looked up in a user folder first (`--templates DIR`, same file names), then in the
+built-in folder `foldsim/eval/templates/`, so one file can be replaced (say, by the paper's exact
+wording) and a new task added by dropping files into DIR.
+
+Template syntax (no dependency; every other character is literal text):
+
+    {{name}}        a view of the item: text (holes, counts, grids) or media parts (images, video)
+    {{> fragment}}  the file `fragment.txt` (or `_fragment.txt`), looked up like templates
+    {{# note}}      a comment; a line holding only a comment disappears with its line break
+
+Views (see VIEWS; `example_*` views show the paired original of a generalization item):
+
+    sheet                       the numbered sheet image (paper_structure.png)
+    steps, example_steps        the folding steps in the modality: text grids (text), the initial,
+                                per-action and punching images (images), the folding frames
+                                (frames), the folding video (video)
+    result, example_result      the unfolded sheet: the final text grid, the result image
+                                (`_result_holes.png`), or the 3-D result image (`resultImg`)
+    initial_holes, result_holes, example_initial_holes, example_result_holes
+                                one JSON hole per line: {"shape", "size", "direction", "location"}
+    num_steps, num_folds, num_rotations, num_initial_holes, id
+    record.FIELD                a record field as text (strings as they are, anything else as JSON)
+    media.FIELD                 media named by a record field: a path, a list of paths, or a folder
+                                of images (paths relative to the dataset folder)
+
+No leak: every view declares the record fields it shows, and a template that uses a view showing
+one of its task's `answer_fields` is refused (TemplateError) before any prompt is built. The
+built-in tasks list every answer field (result holes and images, unfolding codes, videos and
+frames; for planning also the folds and punches), and tests render every task and modality with
+canary answers to prove none reaches a prompt.
+
+A message is a list of parts in order: text, image or video. Media parts carry the file's path
+relative to the dataset folder; the request writers (foldsim.eval.requests) inline them as base64
+or turn them into URLs. A missing media file is an ItemError naming the item and the file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..codes import code_of_entry, entry_of_code
+from ..errors import InputError
+from ..io import read_records
+
+MODALITIES = ("text", "images", "frames", "video")
+BUILTIN_TEMPLATES = Path(__file__).with_name("templates")
+SHEET_FILE = "paper_structure.png"  # the dataset layout's numbered sheet (foldsim.dataset.media)
+MOD_SUFFIX = "_mod"
+IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp",
+                  ".gif": "image/gif"}
+VIDEO_SUFFIXES = {".mp4": "video/mp4", ".webm": "video/webm", ".mov": "video/quicktime"}
+MAX_INCLUDE_DEPTH = 8
+
+_TOKEN = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+_COMMENT_LINE = re.compile(r"^[ \t]*\{\{#.*?\}\}[ \t]*(?:\r?\n|$)", re.MULTILINE | re.DOTALL)
+_VIEW_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)?")
+_FRAGMENT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+class TemplateError(InputError):
+    """A template or task file that cannot be used (unknown view, missing file, a view that would
+    show the answer): a usage error, raised before any item is built."""
+
+
+class ItemError(InputError):
+    """One item cannot be put into a prompt (a media file or record field is missing)."""
+
+
+# --------------------------------------------------------------------------------------------------
+# messages
+
+
+@dataclass(frozen=True)
+class Part:
+    """One piece of a message: text, or an image/video file of the dataset.
+
+    `source` is the media file's path relative to the dataset folder (what URLs are built from),
+    `path` the file itself and `mime` its media type.
+    """
+
+    kind: str  # "text" | "image" | "video"
+    text: str = ""
+    source: str = ""
+    path: Path | None = None
+    mime: str = ""
+
+    @property
+    def is_media(self) -> bool:
+        return self.kind != "text"
+
+
+@dataclass(frozen=True)
+class Message:
+    """A chat message: a role ("system" or "user") and its parts in order."""
+
+    role: str
+    parts: tuple[Part, ...]
+
+    def preview(self) -> str:
+        """The message as readable text, media shown as `[image: <source>]`."""
+        return "\n".join(p.text if not p.is_media else f"[{p.kind}: {p.source}]" for p in self.parts)
+
+
+def text_part(text: str) -> Part:
+    return Part("text", text=text)
+
+
+def media_part(root: Path, source: str, item: str, view: str) -> Part:
+    """A media part for a file of the dataset; ItemError names the item and the file if it is
+    missing or of a kind no provider takes."""
+    path = root / source
+    suffix = path.suffix.lower()
+    kind, mime = ("image", IMAGE_SUFFIXES[suffix]) if suffix in IMAGE_SUFFIXES else (
+        ("video", VIDEO_SUFFIXES[suffix]) if suffix in VIDEO_SUFFIXES else ("", ""))
+    if not kind:
+        raise ItemError(f"{source}: not an image or video file", item=item, field=view)
+    if not path.is_file():
+        raise ItemError(f"missing media file {source}", item=item, field=view)
+    return Part(kind, source=source, path=path, mime=mime)
+
+
+# --------------------------------------------------------------------------------------------------
+# tasks and template files
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """What a task is (from `<task>.toml`): its scorer, the record fields that are its answer
+    (never shown), and whether its items are `_mod` records shown with their original."""
+
+    name: str
+    description: str = ""
+    score: str | None = None
+    answer_fields: frozenset[str] = frozenset()
+    pairs: bool = False
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Templates:
+    """Where template and task files are found: `folder` first (if given), then the built-ins."""
+
+    folder: Path | None = None
+
+    def folders(self) -> list[Path]:
+        return [f for f in (self.folder, BUILTIN_TEMPLATES) if f is not None]
+
+    def find(self, name: str) -> Path | None:
+        for folder in self.folders():
+            if (folder / name).is_file():
+                return folder / name
+        return None
+
+    def read(self, name: str) -> tuple[str, Path]:
+        path = self.find(name)
+        if path is None:
+            where = " or ".join(str(f) for f in self.folders())
+            raise TemplateError(f"no file {name} in {where}", item="templates")
+        try:
+            return path.read_text(encoding="utf-8"), path
+        except (OSError, UnicodeDecodeError) as err:
+            raise TemplateError(f"cannot read: {getattr(err, 'strerror', None) or err}", item=str(path)) from None
+
+    def tasks(self) -> list[str]:
+        """Every task with a `<task>.toml` in either folder."""
+        names = {p.stem for folder in self.folders() if folder.is_dir() for p in folder.glob("*.toml")}
+        return sorted(names)
+
+    def modalities(self, task: str) -> list[str]:
+        """The modalities a task has a template for."""
+        return [m for m in MODALITIES if self.find(template_name(task, m)) is not None]
+
+    def task(self, name: str) -> TaskSpec:
+        if not _FRAGMENT_NAME.fullmatch(name) or self.find(f"{name}.toml") is None:
+            raise TemplateError(f"unknown task {name!r} (expected one of {', '.join(self.tasks())})", field="task")
+        text, path = self.read(f"{name}.toml")
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as err:
+            raise TemplateError(f"invalid TOML: {err}", item=str(path)) from None
+        return task_spec(name, data, str(path))
+
+    def fingerprint(self, task: str, modality: str) -> str:
+        """A hash of every file the task's template for `modality` uses (task file, template,
+        fragments): two runs with the same fingerprint showed the same wording."""
+        import hashlib
+
+        digest = hashlib.sha256()
+        names = [f"{task}.toml", template_name(task, modality)]
+        names += sorted(compile_template(self, template_name(task, modality)).fragments)
+        for name in names:
+            text, _ = self.read(name)
+            digest.update(name.encode() + b"\0" + text.encode() + b"\0")
+        return digest.hexdigest()[:16]
+
+
+def template_name(task: str, modality: str) -> str:
+    return f"{task}.{modality}.txt"
+
+
+def task_spec(name: str, data: dict, source: str) -> TaskSpec:
+    """A TaskSpec from a parsed task file; TemplateError names the file and key when a value has
+    the wrong type."""
+    def typed(key: str, kind: type, default):
+        value = data.get(key, default)
+        if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
+            raise TemplateError(f"must be {kind.__name__}{' of strings' if kind is list else ''}", item=source, field=key)
+        return value
+
+    unknown = sorted(set(data) - {"description", "score", "answer_fields", "pairs"})
+    if unknown:
+        raise TemplateError(f"unknown key {unknown[0]!r} (expected description, score, answer_fields, pairs)", item=source)
+    score = data.get("score")
+    if score is not None and not isinstance(score, str):
+        raise TemplateError("must be a string", item=source, field="score")
+    return TaskSpec(name, typed("description", str, ""), score, frozenset(typed("answer_fields", list, [])),
+                    typed("pairs", bool, False), source)
+
+
+# --------------------------------------------------------------------------------------------------
+# compiling templates
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A template as text and view segments, fragments included; `fragments` names the fragment
+    files it used."""
+
+    segments: tuple[tuple[str, str], ...]  # ("text", literal) or ("view", name)
+    fragments: frozenset[str] = frozenset()
+
+    @property
+    def views(self) -> list[str]:
+        return [value for kind, value in self.segments if kind == "view"]
+
+
+def compile_template(templates: Templates, name: str, _stack: tuple[str, ...] = ()) -> Compiled:
+    """Parse a template file into segments, expanding `{{> fragment}}` includes recursively."""
+    if name in _stack:
+        raise TemplateError(f"includes itself ({' -> '.join([*_stack, name])})", item=name)
+    if len(_stack) > MAX_INCLUDE_DEPTH:
+        raise TemplateError(f"includes nested deeper than {MAX_INCLUDE_DEPTH}", item=name)
+    text, path = templates.read(name)
+    text = _COMMENT_LINE.sub("", text)
+    if _stack:  # a fragment: its file's final line break belongs to the file, not to the text
+        text = text.removesuffix("\n")
+    segments: list[tuple[str, str]] = []
+    fragments: set[str] = set()
+    last = 0
+    for match in _TOKEN.finditer(text):
+        segments.append(("text", text[last : match.start()]))
+        last = match.end()
+        token = match.group(1).strip()
+        if token.startswith("#"):
+            continue
+        if token.startswith(">"):
+            fragment = fragment_file(templates, token[1:].strip(), path)
+            included = compile_template(templates, fragment, (*_stack, name))
+            segments += included.segments
+            fragments |= {fragment, *included.fragments}
+        elif _VIEW_NAME.fullmatch(token):
+            segments.append(("view", token))
+        else:
+            raise TemplateError(f"cannot read placeholder {{{{{token}}}}} (expected a view name, "
+                                "'> fragment' or '# comment')", item=str(path))
+    segments.append(("text", text[last:]))
+    return Compiled(tuple((k, v) for k, v in segments if k == "view" or v), frozenset(fragments))
+
+
+def fragment_file(templates: Templates, name: str, where: Path) -> str:
+    """The file a `{{> name}}` include means: `name`, `name.txt` or `_name.txt`, first found."""
+    if not _FRAGMENT_NAME.fullmatch(name):
+        raise TemplateError(f"bad fragment name {name!r}", item=str(where))
+    for candidate in (name, f"{name}.txt", f"_{name}.txt"):
+        if templates.find(candidate) is not None:
+            return candidate
+    raise TemplateError(f"no fragment {name!r} (looked for {name}.txt and _{name}.txt)", item=str(where))
+
+
+# --------------------------------------------------------------------------------------------------
+# views
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a view may look at: the item's record, its example (generalization), the modality and
+    the dataset folder media paths are relative to."""
+
+    record: dict
+    modality: str
+    root: Path
+    example: dict | None = None
+
+    @property
+    def item(self) -> str:
+        return str(self.record.get("id", "?"))
+
+
+@dataclass(frozen=True)
+class View:
+    """A named piece of an item a template can show, and the record fields it shows (the
+    answer-field guard refuses a view that shows one of the task's answer fields)."""
+
+    name: str
+    shows: frozenset[str]
+    render: Callable[[Context], list[Part]]
+
+
+def _of_example(render: Callable[[Context, dict], list[Part]]) -> Callable[[Context], list[Part]]:
+    def on_example(ctx: Context) -> list[Part]:
+        if ctx.example is None:
+            raise ItemError("this template shows an example, but the item has none (generalization items are "
+                            "`_mod` records shown with their original)", item=ctx.item)
+        return render(ctx, ctx.example)
+    return on_example
+
+
+def _of_item(render: Callable[[Context, dict], list[Part]]) -> Callable[[Context], list[Part]]:
+    return lambda ctx: render(ctx, ctx.record)
+
+
+def record_id(record: dict) -> str:
+    return str(record.get("id", "?"))
+
+
+def step_codes(record: dict) -> list[str]:
+    """The record's action codes (ItemError naming the entry when one is unreadable)."""
+    entries = record.get("foldingTypes")
+    if not isinstance(entries, list):
+        raise ItemError("missing or not a list", item=record_id(record), field="foldingTypes")
+    codes = []
+    for index, entry in enumerate(entries):
+        try:
+            codes.append(code_of_entry(entry))
+        except InputError as err:
+            raise ItemError(err.message, item=record_id(record), field=f"foldingTypes[{index}]") from None
+    return codes
+
+
+def step_image_sources(record: dict) -> list[str]:
+    """The 2-D step images shown as the steps, relative to the dataset folder: initial sheet, one
+    per action, punching (the result image is not a step). The names follow
+    foldsim.render.images.step_image_names, which draws them (a test keeps the two equal)."""
+    item = record_id(record)
+    folder = f"img_text_outputs/{item}/img"
+    actions = [f"{folder}/{item}_fold_{k}_{entry_of_code(code)['foldType']}.png" for k, code in enumerate(step_codes(record), 1)]
+    return [f"{folder}/{item}_fold_0_initial.png", *actions, f"{folder}/{item}_punching_holes.png"]
+
+
+def result_image_source(record: dict) -> str:
+    item = record_id(record)
+    return f"img_text_outputs/{item}/img/{item}_result_holes.png"
+
+
+def text_source(record: dict, kind: str) -> str:
+    """The text grid files (foldsim.render.text): kind "steps" or "final_result"."""
+    item = record_id(record)
+    return f"img_text_outputs/{item}/text/{item}_textual_{kind}.txt"
+
+
+def _path_field(record: dict, name: str, modality: str) -> str:
+    value = record.get(name)
+    if not isinstance(value, str) or not value:
+        raise ItemError(f"the record has no {name}, so this dataset has no {modality} media for it "
+                        f"(render them first)", item=record_id(record), field=name)
+    return value
+
+
+def _read_text(ctx: Context, record: dict, source: str, view: str) -> list[Part]:
+    path = ctx.root / source
+    try:
+        return [text_part(path.read_text(encoding="utf-8").strip("\n"))]
+    except FileNotFoundError:
+        raise ItemError(f"missing media file {source}", item=record_id(record), field=view) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ItemError(f"cannot read {source}: {err}", item=record_id(record), field=view) from None
+
+
+def folder_images(ctx: Context, record: dict, folder: str, view: str) -> list[Part]:
+    """Every image in a dataset folder, in name order (frame_0000.png, frame_0001.png, ...)."""
+    path = ctx.root / folder
+    if not path.is_dir():
+        raise ItemError(f"missing media folder {folder}", item=record_id(record), field=view)
+    names = sorted(p.name for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+    if not names:
+        raise ItemError(f"no images in {folder}", item=record_id(record), field=view)
+    return [media_part(ctx.root, f"{folder.rstrip('/')}/{name}", record_id(record), view) for name in names]
+
+
+def steps_parts(ctx: Context, record: dict) -> list[Part]:
+    """The folding steps of `record` in the context's modality."""
+    item, view = record_id(record), "steps"
+    if ctx.modality == "text":
+        return _read_text(ctx, record, text_source(record, "steps"), view)
+    if ctx.modality == "images":
+        return [media_part(ctx.root, source, item, view) for source in step_image_sources(record)]
+    if ctx.modality == "frames":
+        return folder_images(ctx, record, _path_field(record, "foldingFramesDir", "frames"), view)
+    return [media_part(ctx.root, _path_field(record, "foldingVideo", "video"), item, view)]
+
+
+def result_parts(ctx: Context, record: dict) -> list[Part]:
+    """The unfolded sheet of `record` in the context's modality (3-D modalities: `resultImg`)."""
+    item, view = record_id(record), "result"
+    if ctx.modality == "text":
+        return _read_text(ctx, record, text_source(record, "final_result"), view)
+    if ctx.modality == "images":
+        return [media_part(ctx.root, result_image_source(record), item, view)]
+    return [media_part(ctx.root, _path_field(record, "resultImg", "3-D result image"), item, view)]
+
+
+HOLE_KEYS = ("shape", "size", "direction", "location")
+
+
+def hole_lines(record: dict, name: str) -> str:
+    """One JSON object per hole, in the answer's own form (`- {"shape": ..., "location": 17}`)."""
+    holes = record.get(name)
+    if not isinstance(holes, list):
+        raise ItemError("missing or not a list", item=record_id(record), field=name)
+    lines = []
+    for index, hole in enumerate(holes):
+        if not isinstance(hole, dict):
+            raise ItemError("a hole must be an object", item=record_id(record), field=f"{name}[{index}]")
+        lines.append("- " + json.dumps({k: hole.get(k) for k in HOLE_KEYS}))
+    return "\n".join(lines)
+
+
+def _holes_view(name: str) -> Callable[[Context, dict], list[Part]]:
+    return lambda ctx, record: [text_part(hole_lines(record, name))]
+
+
+def _count_view(count: Callable[[dict], int]) -> Callable[[Context, dict], list[Part]]:
+    return lambda ctx, record: [text_part(str(count(record)))]
+
+
+def _n_holes(record: dict) -> int:
+    holes = record.get("initialHoles")
+    if not isinstance(holes, list):
+        raise ItemError("missing or not a list", item=record_id(record), field="initialHoles")
+    return len(holes)
+
+
+def _n_rotations(record: dict) -> int:
+    """Rotations among the actions, counted from their names only (a planning record's folds are
+    its answer: they are never parsed into a prompt, and may be absent)."""
+    entries = record.get("foldingTypes")
+    return sum(isinstance(e, dict) and str(e.get("foldType", "")).startswith("rotation") for e in entries) \
+        if isinstance(entries, list) else 0
+
+
+def _n_steps(record: dict) -> int:
+    """Actions, rotations included: `numberofFoldingSteps`, else the length of `foldingTypes`."""
+    declared = record.get("numberofFoldingSteps")
+    if isinstance(declared, int) and not isinstance(declared, bool) and declared >= 0:
+        return declared
+    return len(step_codes(record))
+
+
+STEP_FIELDS = frozenset({"foldingTypes", "initialHoles", "foldingVideo", "foldingFramesDir"})
+RESULT_FIELDS = frozenset({"resultHoles", "totalNumberofHoles", "resultImg"})
+COUNT_FIELDS = frozenset({"numberofFoldingSteps"})  # counts of actions only, never which
+
+VIEWS: dict[str, View] = {view.name: view for view in (
+    View("sheet", frozenset(), lambda ctx: [media_part(ctx.root, SHEET_FILE, ctx.item, "sheet")]),
+    View("steps", STEP_FIELDS, _of_item(steps_parts)),
+    View("result", RESULT_FIELDS, _of_item(result_parts)),
+    View("initial_holes", frozenset({"initialHoles"}), _of_item(_holes_view("initialHoles"))),
+    View("result_holes", frozenset({"resultHoles", "totalNumberofHoles"}), _of_item(_holes_view("resultHoles"))),
+    View("num_steps", COUNT_FIELDS, _of_item(_count_view(_n_steps))),
+    View("num_folds", COUNT_FIELDS, _of_item(_count_view(lambda r: _n_steps(r) - _n_rotations(r)))),
+    View("num_rotations", COUNT_FIELDS, _of_item(_count_view(_n_rotations))),
+    View("num_initial_holes", frozenset({"initialHoles"}), _of_item(_count_view(_n_holes))),
+    View("id", frozenset({"id"}), lambda ctx: [text_part(ctx.item)]),
+    # the paired original of a generalization item: shown in full, it is not the item's answer
+    View("example_steps", frozenset(), _of_example(steps_parts)),
+    View("example_result", frozenset(), _of_example(result_parts)),
+    View("example_initial_holes", frozenset(), _of_example(_holes_view("initialHoles"))),
+    View("example_result_holes", frozenset(), _of_example(_holes_view("resultHoles"))),
+)}
+
+
+def record_field_view(name: str) -> View:
+    """`record.FIELD`: the field as text (strings as they are, other values as JSON)."""
+    field_name = name.split(".", 1)[1]
+
+    def render(ctx: Context) -> list[Part]:
+        if field_name not in ctx.record:
+            raise ItemError("missing", item=ctx.item, field=field_name)
+        value = ctx.record[field_name]
+        return [text_part(value if isinstance(value, str) else json.dumps(value))]
+    return View(name, frozenset({field_name}), render)
+
+
+def media_field_view(name: str) -> View:
+    """`media.FIELD`: the files a field names (a path, a list of paths, or a folder of images)."""
+    field_name = name.split(".", 1)[1]
+
+    def render(ctx: Context) -> list[Part]:
+        value = ctx.record.get(field_name)
+        sources = value if isinstance(value, list) else [value]
+        if not sources or not all(isinstance(s, str) and s for s in sources):
+            raise ItemError("missing, or not a path or list of paths", item=ctx.item, field=field_name)
+        parts: list[Part] = []
+        for source in sources:
+            if (ctx.root / source).is_dir():
+                parts += folder_images(ctx, ctx.record, source, field_name)
+            else:
+                parts.append(media_part(ctx.root, source, ctx.item, field_name))
+        return parts
+    return View(name, frozenset({field_name}), render)
+
+
+def view_named(name: str, where: str) -> View:
+    if name in VIEWS:
+        return VIEWS[name]
+    if name.startswith("record."):
+        return record_field_view(name)
+    if name.startswith("media."):
+        return media_field_view(name)
+    raise TemplateError(f"unknown view {{{{{name}}}}} (expected one of {', '.join(VIEWS)}, record.FIELD, media.FIELD)",
+                        item=where)
+
+
+# --------------------------------------------------------------------------------------------------
+# building prompts
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A task's template for one modality, checked and ready to fill for any item."""
+
+    task: TaskSpec
+    modality: str
+    template: str
+    views: tuple[View, ...]
+    segments: tuple[tuple[str, str], ...]
+    fingerprint: str = ""
+
+    def messages(self, record: dict, *, dataset_dir: str | Path, example: dict | None = None,
+                 system: str | None = None) -> list[Message]:
+        """The messages for one item (a system message first when `system` is given). Raises
+        ItemError for an item whose media or fields are missing."""
+        ctx = Context(record, self.modality, Path(dataset_dir), example)
+        by_name = {view.name: view for view in self.views}
+        parts: list[Part] = []
+        for kind, value in self.segments:
+            parts += [text_part(value)] if kind == "text" else by_name[value].render(ctx)
+        user = Message("user", tuple(merge_text(parts)))
+        return ([Message("system", (text_part(system),))] if system else []) + [user]
+
+
+def merge_text(parts: Iterable[Part]) -> list[Part]:
+    """Adjacent text parts joined, each stripped of surrounding blank space, empty ones dropped."""
+    merged: list[Part] = []
+    pending: list[str] = []
+
+    def flush() -> None:
+        text = "".join(pending).strip()
+        if text:
+            merged.append(text_part(text))
+        pending.clear()
+
+    for part in parts:
+        if part.is_media:
+            flush()
+            merged.append(part)
+        else:
+            pending.append(part.text)
+    flush()
+    return merged
+
+
+def load_prompt(task: str, modality: str, templates: Templates | str | Path | None = None) -> Prompt:
+    """The checked template of a task for a modality. TemplateError when the task or modality is
+    unknown, a view or fragment does not exist, or a view would show one of the task's answer
+    fields."""
+    templates = as_templates(templates)
+    spec = templates.task(task)
+    if modality not in MODALITIES:
+        raise TemplateError(f"unknown modality {modality!r} (expected one of {', '.join(MODALITIES)})", field="modality")
+    name = template_name(task, modality)
+    if templates.find(name) is None:
+        have = ", ".join(templates.modalities(task)) or "none"
+        raise TemplateError(f"task {task!r} has no template for modality {modality!r} (no {name}; it has: {have})",
+                            field="modality")
+    compiled = compile_template(templates, name)
+    where = str(templates.find(name))
+    views = {n: view_named(n, where) for n in compiled.views}
+    for view in views.values():
+        leaked = sorted(view.shows & spec.answer_fields)
+        if leaked:
+            raise TemplateError(f"view {{{{{view.name}}}}} would show {', '.join(leaked)}, which the task "
+                                f"{task!r} lists as its answer", item=where)
+    return Prompt(spec, modality, where, tuple(views.values()), compiled.segments, templates.fingerprint(task, modality))
+
+
+def as_templates(templates: Templates | str | Path | None) -> Templates:
+    if isinstance(templates, Templates):
+        return templates
+    if templates is None:
+        return Templates()
+    folder = Path(templates)
+    if not folder.is_dir():
+        raise TemplateError("not a folder", item=str(folder), field="--templates")
+    return Templates(folder)
+
+
+def build_messages(record: dict, task: str, modality: str, *, dataset_dir: str | Path,
+                   templates: Templates | str | Path | None = None, example: dict | None = None,
+                   system: str | None = None) -> list[Message]:
+    """The messages that put one item in front of a model: a system message when `system` is
+    given, then one user message whose parts are text, images and videos in order.
+
+    `dataset_dir` is the folder the record's media paths are relative to; `example` the original
+    record of a generalization `_mod` item. Raises TemplateError (bad template) or ItemError (this
+    item's media or fields are missing). Build many items with `load_prompt(...).messages(...)`.
+    """
+    return load_prompt(task, modality, templates).messages(record, dataset_dir=dataset_dir, example=example,
+                                                           system=system)
+
+
+# --------------------------------------------------------------------------------------------------
+# a dataset's items
+
+
+@dataclass(frozen=True)
+class ItemPrompt:
+    """One item of a dataset: its id and messages, or the error that kept it from a prompt."""
+
+    id: str
+    messages: list[Message] | None = None
+    error: str | None = None
+
+    @property
+    def media(self) -> list[Part]:
+        return [p for m in self.messages or () for p in m.parts if p.is_media]
+
+
+def resolve_dataset(path: str | Path) -> Path:
+    """The dataset file: `path` itself, or the one `PFHP_*_Data.json` in a dataset folder."""
+    path = Path(path)
+    if path.is_dir():
+        found = sorted(path.glob("PFHP_*_Data.json")) or sorted(path.glob("*.json"))
+        if len(found) != 1:
+            names = ", ".join(p.name for p in found) or "none"
+            raise InputError(f"a dataset folder must hold one PFHP_*_Data.json file (found: {names})", item=str(path))
+        return found[0]
+    return path
+
+
+def task_items(records: Sequence[object], spec: TaskSpec) -> tuple[list[tuple[dict, dict | None]], dict[str, str]]:
+    """(record, example) per item of the task, and the records left out with why.
+
+    Paired tasks ask about the `_mod` records and show each with its original; other tasks ask
+    about every record. Ids must be unique strings or ints.
+    """
+    items, failed, seen = [], {}, set()
+    dicts = []
+    for index, record in enumerate(records):
+        if not isinstance(record, dict) or not isinstance(record.get("id"), (str, int)) or isinstance(record.get("id"), bool):
+            failed[f"record {index}"] = "a record must be an object with an id"
+            continue
+        item = str(record["id"])
+        if item in seen:
+            failed[item] = "id: appears more than once in the file"
+            continue
+        seen.add(item)
+        dicts.append(record)
+    if not spec.pairs:
+        return [(r, None) for r in dicts], failed
+    by_id = {str(r["id"]): r for r in dicts}
+    for record in dicts:
+        item = str(record["id"])
+        if item.endswith(MOD_SUFFIX):
+            original = by_id.get(item[: -len(MOD_SUFFIX)])
+            if original is None:
+                failed[item] = f"no original record {item[: -len(MOD_SUFFIX)]} in the file to show as the example"
+            else:
+                items.append((record, original))
+    if not items and not failed:
+        failed["dataset"] = f"task {spec.name!r} asks about `_mod` records shown with their original, and the file has none"
+    return items, failed
+
+
+def dataset_prompts(dataset: str | Path, task: str, modality: str, *, templates: Templates | str | Path | None = None,
+                    system: str | None = None, prompt: Prompt | None = None) -> tuple[Prompt, Iterator[ItemPrompt]]:
+    """The checked prompt and, lazily, every item of a dataset file as an ItemPrompt (media are
+    looked up next to the file). Raises InputError/TemplateError when the file or the template
+    cannot be used at all; a bad item becomes an ItemPrompt with an error."""
+    path = resolve_dataset(dataset)
+    prompt = prompt or load_prompt(task, modality, templates)
+    records = read_records(path)
+    items, failed = task_items(records, prompt.task)
+
+    def generate() -> Iterator[ItemPrompt]:
+        for item, reason in failed.items():
+            yield ItemPrompt(item, error=f"{item}: {reason}")
+        for record, example in items:
+            try:
+                messages = prompt.messages(record, dataset_dir=path.parent, example=example, system=system)
+            except ItemError as err:
+                yield ItemPrompt(str(record["id"]), error=str(err))
+            else:
+                yield ItemPrompt(str(record["id"]), messages)
+    return prompt, generate()
+
+
+def item_count(dataset: str | Path, task: str, templates: Templates | str | Path | None = None) -> int:
+    """How many items a dataset has for a task (for progress bars)."""
+    records = read_records(resolve_dataset(dataset))
+    items, failed = task_items(records, as_templates(templates).task(task))
+    return len(items) + len(failed)
+
+
+__all__ = [
+    "MODALITIES", "BUILTIN_TEMPLATES", "TemplateError", "ItemError", "Part", "Message", "TaskSpec", "Templates",
+    "Prompt", "ItemPrompt", "VIEWS", "build_messages", "load_prompt", "dataset_prompts", "task_items",
+    "resolve_dataset", "item_count", "step_image_sources",
+]
