@@ -1,4 +1,4 @@
-"""The model-facing commands: score, verify."""
+"""The model-facing commands: score, verify, and the evaluation road: requests, run, eval."""
 
 from __future__ import annotations
 
@@ -18,13 +18,21 @@ def score(
     compat: Annotated[str | None, typer.Option("--compat", help="reproduce a reference scorer: mentalblackboard")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print every number as one JSON object")] = False,
     details: Annotated[bool, typer.Option("--details", help="with --json: add the per-item scores")] = False,
+    id_map: Annotated[Path | None, typer.Option("--id-map", help="id map written by `foldsim requests --provider anthropic`: restores the original ids")] = None,
 ) -> None:
     """Score model answers against the truth (correct metrics; --compat for the reference's numbers)."""
+    import tempfile
+
     from ..errors import InputError
     from ..eval.scoring import render_report, score_files
 
     try:
-        report = score_files(task, truth, answers, compat=compat)
+        with tempfile.TemporaryDirectory() as scratch:
+            if id_map is not None:
+                from ..eval.requests import restore_ids
+
+                answers = restore_ids(answers, id_map, Path(scratch) / f"restored{answers.suffix}")
+            report = score_files(task, truth, answers, compat=compat)
     except InputError as error:
         fail(str(error))
     if as_json:
@@ -54,3 +62,210 @@ def verify(
         print_json(report.summary(details=details))
     else:
         render_verify(report, out, details=details)
+
+
+# -- the evaluation road: requests, run, eval (foldsim.eval.prompts/requests/runner/pipeline) --------
+
+TaskOption = Annotated[str, typer.Option("--task", help="prediction | backward | text | generalization | planning (or a task of --templates)")]
+ModalityOption = Annotated[str, typer.Option("--modality", help="text | images | frames | video")]
+TemplatesOption = Annotated[Path | None, typer.Option("--templates", help="folder of templates replacing the built-in ones (same file names)")]
+SystemOption = Annotated[str | None, typer.Option("--system", help="system prompt")]
+MaxTokensOption = Annotated[int | None, typer.Option("--max-tokens", help="most tokens per answer")]
+TemperatureOption = Annotated[float | None, typer.Option("--temperature", help="sampling temperature")]
+DetailOption = Annotated[str | None, typer.Option("--detail", help="OpenAI image detail: low | high | auto")]
+MediaBaseOption = Annotated[str | None, typer.Option("--media-base", help="send media as URLs <base>/<path in the dataset> instead of inline base64")]
+ConcurrencyOption = Annotated[int, typer.Option("--concurrency", help="requests in flight")]
+ApiKeyEnvOption = Annotated[str | None, typer.Option("--api-key-env", help="environment variable holding the API key (sent as a Bearer token)")]
+TimeoutOption = Annotated[float, typer.Option("--timeout", help="seconds to wait for one answer")]
+AttemptsOption = Annotated[int, typer.Option("--attempts", help="tries per request (timeouts, dropped connections, 429, 5xx)")]
+#: at most this many per-item error lines; the rest are counted
+MAX_ITEM_ERRORS = 50
+
+
+def _item_error_lines(where: object, errors: dict[str, str]) -> None:
+    """One `error: <where>: <item>: ...` line per failed item (the first MAX_ITEM_ERRORS)."""
+    for message in list(errors.values())[:MAX_ITEM_ERRORS]:
+        err.print(f"error: {where}: {message}", markup=False)
+    if len(errors) > MAX_ITEM_ERRORS:
+        err.print(f"error: {where}: ... and {len(errors) - MAX_ITEM_ERRORS} more failed items", markup=False)
+
+
+def _request_options(model, max_tokens, temperature, detail, media_base):
+    from ..eval.requests import RequestOptions
+
+    return RequestOptions(model, max_tokens, temperature, detail, media_base)
+
+
+def _endpoint(url: str, api_key_env: str | None, concurrency: int, timeout: float, attempts: int):
+    """The Endpoint of the options; a missing API-key variable is a usage error."""
+    import os
+
+    from ..eval.runner import Endpoint, RetryPolicy
+
+    api_key = None
+    if api_key_env:
+        api_key = os.environ.get(api_key_env)
+        if not api_key:
+            fail(f"--api-key-env: environment variable {api_key_env} is not set")
+    return Endpoint(url, api_key, concurrency, timeout, retry=RetryPolicy(attempts=attempts)).check()
+
+
+@app.command()
+def requests(
+    dataset: Annotated[Path, typer.Argument(help="a MentalBlackboard-format file (or its folder) with its media beside it")],
+    task: TaskOption,
+    modality: ModalityOption,
+    provider: Annotated[str, typer.Option("--provider", help="openai | anthropic | gemini | chat")],
+    out_path: Annotated[Path, typer.Option("--out", help="request file (split into <name>-0001<ext>... when too large)")],
+    model: Annotated[str | None, typer.Option("--model", help="model name (gemini: named when the batch is created)")] = None,
+    max_tokens: MaxTokensOption = None,
+    temperature: TemperatureOption = None,
+    system: SystemOption = None,
+    detail: DetailOption = None,
+    media_base: MediaBaseOption = None,
+    templates: TemplatesOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print {files, requests, failed, id_map} as JSON")] = False,
+) -> None:
+    """Write a provider's batch request file for every item of a dataset."""
+    from ..errors import InputError
+    from ..eval.requests import write_requests
+
+    try:
+        bar, advance = counting_bar("building requests", "requests", console=err)
+        with bar:
+            report = write_requests(dataset, task, modality, provider, out_path, templates=templates, system=system,
+                                    options=_request_options(model, max_tokens, temperature, detail, media_base),
+                                    on_progress=advance)
+    except InputError as error:
+        fail(str(error))
+    if as_json:
+        print_json(report.summary())
+    else:
+        files = ", ".join(str(f) for f in report.files)
+        out.print(f"wrote {report.requests} {provider} requests to {files}", markup=False)
+        if report.id_map:
+            out.print(f"{report.mapped} ids changed to fit Anthropic's custom_id rules; the map is {report.id_map} "
+                      f"(score with --id-map {report.id_map})", markup=False)
+    _item_error_lines(dataset, report.failed)
+    raise typer.Exit(1 if report.failed else 0)
+
+
+@app.command()
+def run(
+    dataset: Annotated[Path, typer.Argument(help="a MentalBlackboard-format file (or its folder) with its media beside it")],
+    endpoint: Annotated[str, typer.Option("--endpoint", help="OpenAI-compatible server, e.g. http://localhost:8000")],
+    model: Annotated[str, typer.Option("--model", help="model name the server knows")],
+    task: TaskOption,
+    modality: ModalityOption,
+    out_path: Annotated[Path, typer.Option("--out", help="answers file (JSON Lines; rerun to resume)")],
+    concurrency: ConcurrencyOption = 8,
+    api_key_env: ApiKeyEnvOption = None,
+    timeout: TimeoutOption = 600.0,
+    attempts: AttemptsOption = 6,
+    max_tokens: MaxTokensOption = None,
+    temperature: TemperatureOption = None,
+    system: SystemOption = None,
+    detail: DetailOption = None,
+    media_base: MediaBaseOption = None,
+    templates: TemplatesOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the run summary as JSON")] = False,
+) -> None:
+    """Ask an OpenAI-compatible endpoint about every item; each answer is appended as it arrives."""
+    from ..errors import InputError
+    from ..eval.runner import run_dataset
+
+    try:
+        report = run_dataset(dataset, task, modality, out_path, console=err, templates=templates, system=system,
+                             endpoint=_endpoint(endpoint, api_key_env, concurrency, timeout, attempts),
+                             options=_request_options(model, max_tokens, temperature, detail, media_base))
+    except InputError as error:
+        fail(str(error))
+    _print_run(report, dataset, "summary" if as_json else False)
+    raise typer.Exit(_run_exit_code(report))
+
+
+def _print_run(report, dataset: Path, as_json: bool) -> None:
+    """The run's summary (a line, or JSON when `as_json` is "summary"), then its notes and one
+    error line per item that failed."""
+    if as_json == "summary":
+        print_json(report.summary())
+    elif not as_json:
+        out.print(f"{report.out}: {report.skipped + len(report.answered)} of {report.items} items answered "
+                  f"({len(report.answered)} now, {report.skipped} before), {len(report.failed)} failed; "
+                  f"tokens {report.prompt_tokens:,} in, {report.completion_tokens:,} out", markup=False)
+    for note in report.notes:
+        err.print(f"note: {report.out}: {note}", markup=False)
+    _item_error_lines(dataset, report.prompt_errors)
+    _item_error_lines(report.out, {i: f"{i}: request failed: {m}" for i, m in report.failed.items()})
+    if report.interrupted:
+        err.print(f"error: interrupted; run the same command again to resume ({report.out} keeps every answer so far)",
+                  markup=False)
+
+
+def _run_exit_code(report) -> int:
+    if report.interrupted:
+        return 130
+    return 0 if report.complete else 1
+
+
+@app.command(name="eval")
+def eval_command(
+    dataset: Annotated[Path, typer.Argument(help="a MentalBlackboard-format file (or its folder) with its media beside it")],
+    endpoint: Annotated[str, typer.Option("--endpoint", help="OpenAI-compatible server, e.g. http://localhost:8000")],
+    model: Annotated[str, typer.Option("--model", help="model name the server knows")],
+    task: TaskOption,
+    modality: ModalityOption,
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for eval.json, answers.jsonl and score.json")],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="count requests, images and input tokens; send nothing")] = False,
+    concurrency: ConcurrencyOption = 8,
+    api_key_env: ApiKeyEnvOption = None,
+    timeout: TimeoutOption = 600.0,
+    attempts: AttemptsOption = 6,
+    max_tokens: MaxTokensOption = None,
+    temperature: TemperatureOption = None,
+    system: SystemOption = None,
+    detail: DetailOption = None,
+    media_base: MediaBaseOption = None,
+    templates: TemplatesOption = None,
+    compat: Annotated[str | None, typer.Option("--compat", help="score as a reference scorer: mentalblackboard")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the run and the score report as JSON")] = False,
+) -> None:
+    """From a dataset to a score report: build the prompts, ask the endpoint (resumably), score."""
+    from ..errors import InputError
+    from ..eval import pipeline
+    from ..eval.scoring import render_report
+
+    options = _request_options(model, max_tokens, temperature, detail, media_base)
+    try:
+        if dry_run:
+            stats = pipeline.dry_run(dataset, task, modality, options=options.check("chat"), templates=templates,
+                                     system=system)
+            _print_dry_run(stats, as_json)
+            _item_error_lines(dataset, stats.failed)
+            raise typer.Exit(1 if stats.failed else 0)
+        result = pipeline.evaluate(dataset, task, modality, out_dir, options=options, templates=templates,
+                                   system=system, compat=compat, console=err,
+                                   endpoint=_endpoint(endpoint, api_key_env, concurrency, timeout, attempts))
+    except InputError as error:
+        fail(str(error))
+    if as_json:
+        print_json({"run": result.run.summary(), "score": result.score.to_dict() if result.score else None,
+                    "score_file": str(result.score_path) if result.score_path else None})
+        _print_run(result.run, dataset, as_json=True)  # the errors only: the summary is in the JSON above
+    else:
+        _print_run(result.run, dataset, as_json=False)
+        if result.score is not None:
+            render_report(result.score, out)
+            out.print(f"score report: {result.score_path}", markup=False)
+    raise typer.Exit(_run_exit_code(result.run))
+
+
+def _print_dry_run(stats, as_json: bool) -> None:
+    if as_json:
+        print_json(stats.summary())
+        return
+    per = f" ({stats.images / stats.requests:.1f} per request)" if stats.requests else ""
+    out.print(f"requests: {stats.requests}\nimages: {stats.images}{per}\nvideos: {stats.videos}"
+              f"{' (not in the token estimate)' if stats.videos else ''}\n"
+              f"input tokens (estimate): {stats.input_tokens:,} = text {stats.text_tokens:,} (characters / 4) "
+              f"+ images {stats.image_tokens:,} (OpenAI tile rule)", markup=False)
