@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import core, dataset, evaluate  # noqa: F401  (importing registers the commands)
 from . import report  # noqa: F401  (report, browse)
+from . import export  # noqa: F401  (overlap, export)
 from .common import EXIT_INTERRUPTED, EXIT_USAGE, app, err
 from .common import error as print_error
 

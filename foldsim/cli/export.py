@@ -1,0 +1,59 @@
+"""The publishing commands: overlap (splits without leaks) and export (harness formats)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import EXIT_ITEMS, EXIT_OK, app, err, fail, out, print_json
+
+#: overlapping items listed one per line in the readable output (--json lists them all)
+LISTED_OVERLAPS = 50
+
+
+@app.command()
+def overlap(
+    a: Annotated[Path, typer.Argument(help="the items to check, e.g. a training set (JSON or JSONL)")],
+    b: Annotated[Path | None, typer.Argument(
+        help="the items to compare with, e.g. a benchmark file; without it, A's splits against each other")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as one JSON object")] = False,
+) -> None:
+    """Items of A whose problem (canonical configuration, or planning target) occurs in B.
+    Exit 1 when any item overlaps or cannot be read, 0 when none, 2 when a file cannot be read."""
+    from ..errors import InputError
+    from ..dataset.splits import overlap_files, split_overlaps
+
+    try:
+        report = overlap_files(a, b) if b is not None else split_overlaps(a)
+    except InputError as error:
+        fail(str(error))
+    for line in report.errors:
+        err.print(f"error: {' '.join(line.split())}", markup=False, highlight=False)
+    if as_json:
+        print_json(report.summary())
+    else:
+        render_overlap(report)
+    raise typer.Exit(EXIT_ITEMS if report.overlaps or report.errors else EXIT_OK)
+
+
+def render_overlap(report) -> None:
+    """A headline, counts per task and per pattern, and one line per overlapping item."""
+    from rich.table import Table
+
+    out.print(f"{len(report.overlaps)} of {len(report.items)} items of {report.a} occur in {report.b} "
+              f"({report.compared} items)", markup=False)
+    for attribute in ("task", "pattern"):
+        table = Table(attribute, "items", "overlapping", title=f"by {attribute}", title_justify="left")
+        for name, counts in report.counts(attribute).items():
+            table.add_row(name, str(counts["items"]), str(counts["overlapping"]))
+        out.print(table)
+    for item in report.overlaps[:LISTED_OVERLAPS]:
+        where = f", {item.split}" if item.split else ""
+        also = ", ".join(item.matches[:5]) + (f" and {len(item.matches) - 5} more" if len(item.matches) > 5 else "")
+        splits = f" (in {', '.join(item.matched_splits)})" if item.matched_splits else ""
+        out.print(f"  {item.id} ({item.task}, {item.pattern}{where}): same {item.kind} as {also}{splits}",
+                  markup=False, highlight=False)
+    if len(report.overlaps) > LISTED_OVERLAPS:
+        out.print(f"  ... and {len(report.overlaps) - LISTED_OVERLAPS} more (--json lists them all)", markup=False)
