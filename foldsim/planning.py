@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -48,17 +49,13 @@ def hole_of_key(key: int) -> Hole:
 
 
 def target_keys(tasks: Sequence["PlanningTask"]) -> np.ndarray:
-    """int16[N, T]: each task's target keys sorted, padded with NO_HOLE (equal targets share work)."""
-    by_target: dict[tuple[Hole, ...], list[int]] = {}
-    rows = []
-    for task in tasks:
-        if task.target not in by_target:
-            by_target[task.target] = sorted(map(key_of, task.target))
-        rows.append(by_target[task.target])
-    out = np.full((len(rows), max([1, *map(len, by_target.values())])), NO_HOLE, dtype=np.int16)
-    for i, keys in enumerate(rows):
-        out[i, : len(keys)] = keys
-    return out
+    """int16[N, T]: each task's target keys sorted, padded with NO_HOLE (equal targets share a row)."""
+    index: dict[tuple[int, ...], int] = {}
+    rows = np.fromiter((index.setdefault(task.keys, len(index)) for task in tasks), dtype=np.int64, count=len(tasks))
+    unique = np.full((max(len(index), 1), max([1, *map(len, index)])), NO_HOLE, dtype=np.int16)
+    for keys, row in index.items():
+        unique[row, : len(keys)] = keys
+    return unique[rows] if len(tasks) else unique[:0]
 
 
 def multiset_difference(have: np.ndarray, want: np.ndarray) -> tuple[list[int], list[int]]:
@@ -79,6 +76,10 @@ class PlanningTask:
     folds: int = 0
     target: tuple[Hole, ...] = ()
     error: str = ""
+    keys: tuple[int, ...] = field(init=False, repr=False, compare=False)  # the target's hole keys, sorted
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "keys", tuple(sorted(map(key_of, self.target))))
 
 
 def planning_task(record: object, index: int) -> PlanningTask:
@@ -86,11 +87,7 @@ def planning_task(record: object, index: int) -> PlanningTask:
     item = record_name(record, index)
     try:
         record = record_object(record, item)
-        folds = record.get("numberofFoldingSteps")
-        if folds is None and isinstance(record.get("foldingTypes"), list):
-            folds = len(record["foldingTypes"])
-        if isinstance(folds, bool) or not isinstance(folds, int) or folds < 1:
-            raise InputError(f"{describe(folds)} is not a positive number of folds", field="numberofFoldingSteps")
+        folds = task_folds(record)
         if not isinstance(record.get("resultHoles"), list):
             raise InputError("missing or not a list (the holes a plan must produce)", field="resultHoles")
         target = parse_holes(record["resultHoles"], "resultHoles")
@@ -99,6 +96,116 @@ def planning_task(record: object, index: int) -> PlanningTask:
     return PlanningTask(item, folds, target)
 
 
+def task_folds(record: dict) -> int:
+    """The number of folds a planning record asks for: `numberofFoldingSteps`, else the length of
+    `foldingTypes`; InputError when it is not a positive integer."""
+    folds = record.get("numberofFoldingSteps")
+    if folds is None and isinstance(record.get("foldingTypes"), list):
+        folds = len(record["foldingTypes"])
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 1:
+        raise InputError(f"{describe(folds)} is not a positive number of folds", field="numberofFoldingSteps")
+    return folds
+
+
 def read_tasks(path: str | Path) -> list[PlanningTask]:
     """The planning tasks of a file; raises InputError only when the file cannot be read."""
     return [planning_task(r, i) for i, r in enumerate(read_records(path))]
+
+
+# -- replay by table lookup ------------------------------------------------------------------------
+
+#: a plan folds at most this many times with no rotation, so its fold sequence is one of
+#: 8 + 8^2 + 8^3 + 8^4 = 4,680 (a -B fold lands every hole where its -F twin does)
+TABLE_FOLDS = 4
+_FIRST_INDEX = np.cumsum([0] + [8**k for k in range(1, TABLE_FOLDS + 1)])  # first sequence index per length
+
+
+@dataclass(frozen=True)
+class SequenceTable:
+    """What every fold sequence of 1..TABLE_FOLDS -F folds does to a punch at every grid position:
+    the kernel's fold status (code, failing step, cut triangle) and, per (sequence, punch location),
+    up to 2^TABLE_FOLDS result holes as their grid index (-1 = none) and `PunchTable` direction map."""
+
+    status: np.ndarray  # int32[S]
+    step: np.ndarray  # int32[S]
+    triangle: np.ndarray  # int32[S]
+    location: np.ndarray  # int8[S, 32, 16]: grid index of each hole a punch at L makes, -1 padding
+    direction_map: np.ndarray  # int8[S, 32, 16]
+
+
+def sequence_rows() -> np.ndarray:
+    """int32[4680, TABLE_FOLDS]: every -F fold sequence (actions 1..8), NOOP-padded, shortest first
+    and lexicographic within a length: the order `sequence_index` numbers them in."""
+    from itertools import product
+
+    return np.array([[1 + t for t in types] + [0] * (TABLE_FOLDS - k)
+                     for k in range(1, TABLE_FOLDS + 1) for types in product(range(8), repeat=k)], dtype=np.int32)
+
+
+@cache
+def sequence_table() -> SequenceTable:
+    """The table, computed once per process on first use (two batched kernel calls over 4,680 rows,
+    a fraction of a second after compilation) and never changed."""
+    from .enumerate import fold_rows, punch_everywhere
+
+    rows = sequence_rows()
+    punched = punch_everywhere(rows)
+    folded = fold_rows(rows).status
+    layers = 2**TABLE_FOLDS
+    order = np.argsort(punched.holes < 0, axis=-1, kind="stable")[..., :layers]  # the hit grid indices first
+    maps = np.take_along_axis(punched.holes, order, axis=-1)
+    return SequenceTable(punched.status.astype(np.int32), np.asarray(folded.step, np.int32),
+                         np.asarray(folded.triangle, np.int32), np.where(maps >= 0, order, -1).astype(np.int8),
+                         maps.astype(np.int8))
+
+
+def table_replayable(actions: np.ndarray) -> np.ndarray:
+    """bool[R]: rows of kernel actions (NOOP-padded) the table covers: 1..TABLE_FOLDS folds, no rotation."""
+    from .kernels import actions as A
+
+    actions = np.asarray(actions)
+    used = actions != A.NOOP
+    folds = used.sum(1)
+    only_folds = ~(used & ((actions < A.FIRST_FOLD_FRONT) | (actions >= A.FIRST_ROTATION))).any(1)
+    beyond = used[:, TABLE_FOLDS:].any(1) if actions.shape[1] > TABLE_FOLDS else np.zeros(len(actions), bool)
+    return (folds >= 1) & (folds <= TABLE_FOLDS) & only_folds & ~beyond
+
+
+def sequence_index(actions: np.ndarray) -> np.ndarray:
+    """int64[R]: the table row of each replayable action row (-B folds read as their -F twins)."""
+    actions = np.asarray(actions)[:, :TABLE_FOLDS].astype(np.int64)
+    used = actions != 0
+    index = np.zeros(len(actions), dtype=np.int64)
+    for column in range(TABLE_FOLDS):
+        index = np.where(used[:, column], index * 8 + (actions[:, column] - 1) % 8, index)
+    return index + _FIRST_INDEX[used.sum(1) - 1]
+
+
+def table_replay(actions: np.ndarray, locations: np.ndarray, quarters: np.ndarray, kinds: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's replay of replayable rows by table gathers: (status, step, triangle, sorted hole
+    keys int16[R, P' * 16]), the same holes as `simulate_batch` followed by `hole_key` (P' = the
+    punch columns in use). `locations` are grid indices (-1 = unused punch), `quarters` direction
+    classes, `kinds` shape-size ids, all [R, P]."""
+    from .kernels import OFF_PAPER, OK
+
+    table = sequence_table()
+    rows = sequence_index(actions)
+    status, step, triangle = table.status[rows], table.step[rows], table.triangle[rows]
+    used = locations >= 0
+    columns = int(np.flatnonzero(used.any(0)).max(initial=-1)) + 1
+    used, locations = used[:, :columns], locations[:, :columns]
+    quarters, kinds = quarters[:, :columns].astype(np.int16), kinds[:, :columns].astype(np.int16)
+    at = (rows[:, None], np.maximum(locations, 0))
+    landing, maps = table.location[at].astype(np.int16), table.direction_map[at].astype(np.int16)  # [R, P', 16]
+    missed = used & (landing[..., 0] < 0)
+    off = (status == OK) & missed.any(1)
+    status = np.where(off, OFF_PAPER, status).astype(np.int32)
+    step = np.where(off, missed.argmax(1) if columns else 0, step).astype(np.int32)
+    quarter = quarters[..., None]
+    directions = np.where(maps >= 4, maps - quarter, maps + quarter) & 3
+    keys = ((kinds[..., None] * 32 + landing) * 4 + (directions & (PERIOD_OF_KIND[kinds][..., None] - 1))).astype(np.int16)
+    hit = (landing >= 0) & used[..., None] & (table.status[rows] == OK)[:, None, None]
+    keys = np.where(hit, keys, NO_HOLE).reshape(len(rows), -1)
+    keys.sort(axis=1)
+    return status, step, triangle.astype(np.int32), keys

@@ -304,3 +304,74 @@ def test_score_command(tmp_path, generalization_file):
     for args in (["prediction", str(tmp_path / "bad.json")], ["prediction", str(tmp_path / "none.json")], ["nosuchtask", str(generalization_file)]):
         bad = runner.invoke(app, ["score", *args, str(tmp_path / "answers.jsonl")])
         assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1 and bad.output.startswith("error: ")
+
+
+# ------------------------------------------------------------------------------------------------ never flatter
+
+def test_a_missing_or_unreadable_answer_is_never_exact():
+    """Issue 12: a truth with no holes used to score exact with no answer at all."""
+    t = [truth("PFHP_1", [], unfolding=()), truth("PFHP_2", [], unfolding=()), truth("PFHP_3", [], unfolding=())]
+    report = score_default("prediction", t, answers({"id": "PFHP_2", "response": "no idea"},
+                                                     {"id": "PFHP_3", "resultHoles": [], "unfoldingTypes": []}))
+    items = by_id(report)
+    assert [items[i].exact for i in ("PFHP_1", "PFHP_2", "PFHP_3")] == [False, False, True]
+    assert items["PFHP_1"].partial == 0.0 and items["PFHP_3"].partial == 1.0
+    assert report.metrics["exact_match"] == pytest.approx(1 / 3) and not items["PFHP_1"].unfolding_exact
+
+
+def test_the_text_task_ignores_directions_even_unreadable_ones():
+    t = [truth("PFHP_1", [hole("star", "small", 90, 3)])]
+    a = answers({"id": "PFHP_1", "resultHoles": [{"shape": "star", "size": "small", "location": 3, "direction": "north"}],
+                 "unfoldingTypes": ["H2-F"]})
+    assert score_default("text", t, a).items[0].exact
+    assert not score_default("prediction", t, a).items[0].exact
+
+
+def test_invalid_truth_records_count_as_failures_and_are_reported(tmp_path, generalization_file):
+    records = json.loads(generalization_file.read_text())[:3]
+    broken = [records[0], {**records[1], "resultHoles": [{"shape": "oval", "size": "small", "direction": 0, "location": 3}]},
+              {**records[2], "foldingTypes": "H1-F"}]
+    (tmp_path / "truth.json").write_text(json.dumps(broken))
+    (tmp_path / "answers.jsonl").write_text("\n".join(json.dumps({"id": r["id"], "response": fenced(r)}) for r in records)
+                                            + "\n{broken line\n")
+    result = CliRunner().invoke(app, ["score", "prediction", str(tmp_path / "truth.json"), str(tmp_path / "answers.jsonl"), "--json"])
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["counts"]["items"] == 3 and data["counts"]["exact"] == 1 and data["counts"]["invalid_truth"] == 2
+    assert data["metrics"]["exact_match"] == pytest.approx(1 / 3)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 3 and all(line.startswith("error: ") for line in lines)
+    assert f"truth.json: {records[1]['id']}: resultHoles" in lines[0] and f"{records[2]['id']}: foldingTypes" in lines[1]
+    assert "answers.jsonl: line 4" in lines[2]
+    clean = CliRunner().invoke(app, ["score", "prediction", str(generalization_file), str(tmp_path / "answers.jsonl"), "--json"])
+    assert clean.exit_code == 1 and len(clean.stderr.strip().splitlines()) == 1  # the unreadable answer line
+    (tmp_path / "ok.jsonl").write_text("\n".join(json.dumps({"id": r["id"], "response": "wrong"}) for r in records))
+    wrong = CliRunner().invoke(app, ["score", "prediction", str(generalization_file), str(tmp_path / "ok.jsonl"), "--json"])
+    assert wrong.exit_code == 0 and wrong.stderr == ""  # wrong answers are results, not errors
+
+
+def test_batched_completions_score_like_files(planning_file):
+    """score_completions (positional, no files; planning on verify's fast path) gives the same
+    items as score_default over the tolerantly read answers, for perfect, fenced, damaged, empty
+    and unparseable plans."""
+    from dataclasses import replace
+
+    from foldsim.codes import code_of_entry
+    from foldsim.eval.answers import answer_of_completion
+    from foldsim.eval.scoring import score_completions
+
+    records = json.loads(planning_file.read_text())
+    t = [truth_item(r, i) for i, r in enumerate(records)]
+    completions = []
+    for k, r in enumerate(records):
+        plan = {"folds": [code_of_entry(e) for e in r["foldingTypes"]], "holes": r["initialHoles"]}
+        completions.append([json.dumps(plan), fenced(plan), json.dumps({**plan, "folds": plan["folds"][::-1]}),
+                            "{'folds': [" + ", ".join(plan["folds"]) + "], 'holes': " + json.dumps(plan["holes"]) + "}",
+                            None, "no plan"][k % 6])
+    batched = score_completions("planning", t, completions)
+    single = score_default("planning", t, [replace(answer_of_completion(c, i), id=r["id"])
+                                           for i, (r, c) in enumerate(zip(records, completions))])
+    assert [i.to_dict() for i in batched.items] == [i.to_dict() for i in single.items]
+    assert batched.metrics == single.metrics and batched.counts["exact"] > 100
+    prediction = score_completions("prediction", t[:3], [fenced(r) for r in records[:3]])
+    assert prediction.counts["exact"] == 3

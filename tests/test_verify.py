@@ -7,6 +7,7 @@ import copy
 import json
 from collections import Counter
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -125,7 +126,7 @@ def test_cli_verify(tmp_path, base, planning):
     (tmp_path / "answers.jsonl").write_text("\n".join(json.dumps(a) for a in answers))
     runner = CliRunner()
     result = runner.invoke(app, ["verify", str(tmp_path / "tasks.json"), str(tmp_path / "answers.jsonl"), "--json", "--details"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # not every plan is correct
     summary = json.loads(result.stdout)
     assert summary["items"] == 3 and summary["correct"] == 1
     assert summary["by_reason"] == {"holes_differ": 1, "missing_answer": 1}
@@ -134,7 +135,119 @@ def test_cli_verify(tmp_path, base, planning):
     assert [v["reason"] for v in summary["verdicts"]] == ["correct", "holes_differ", "missing_answer"]
 
     human = runner.invoke(app, ["verify", str(tmp_path / "tasks.json"), str(tmp_path / "answers.jsonl"), "--details"])
-    assert human.exit_code == 0 and "1/3 correct" in human.stdout and "c: missing_answer" in human.stdout
+    assert human.exit_code == 1 and "1/3 correct" in human.stdout and "c: missing_answer" in human.stdout
+    assert human.stderr == ""  # wrong plans are results, not errors
+
+    (tmp_path / "good.jsonl").write_text(json.dumps(answers[0]) + "\n")
+    good = runner.invoke(app, ["verify", str(tmp_path / "tasks.json"), str(tmp_path / "good.jsonl"), "--json"])
+    assert good.exit_code == 1 and json.loads(good.stdout)["correct"] == 1
+    only = runner.invoke(app, ["verify", str(tmp_path / "tasks.json"), str(tmp_path / "tasks.json"), "--json"])
+    assert only.exit_code == 0 and json.loads(only.stdout)["correct"] == 3  # every plan correct: exit 0
+
+    broken = [*tasks, {**tasks[0], "id": "d", "resultHoles": [{"shape": "oval", "size": "small", "direction": 0, "location": 3}]}]
+    (tmp_path / "broken.json").write_text(json.dumps(broken))
+    (tmp_path / "lines.jsonl").write_text(json.dumps(answers[0]) + "\n{not json\n")
+    mixed = runner.invoke(app, ["verify", str(tmp_path / "broken.json"), str(tmp_path / "lines.jsonl"), "--json"])
+    assert mixed.exit_code == 1 and json.loads(mixed.stdout)["by_reason"]["invalid_task"] == 1
+    lines = mixed.stderr.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith("error: ") for line in lines)
+    assert "broken.json: d: resultHoles" in lines[0] and "lines.jsonl: line 2" in lines[1]
 
     bad = runner.invoke(app, ["verify", str(tmp_path / "nope.json"), str(tmp_path / "answers.jsonl")])
     assert bad.exit_code == 2 and len(bad.stderr.strip().splitlines()) == 1 and "nope.json" in bad.stderr
+
+
+# ------------------------------------------------------------------------------------------------ fast path
+
+def _variants(planning: list[dict], count: int, seed: int = 5) -> tuple[list[dict], list[object]]:
+    """(tasks, answers): the published plans and mutations of them that reach every reason and every
+    reader: -B twins, lower-case codes, rotations, 0..6 folds, random and off-paper punches, class
+    strings, string locations and directions (the tolerant reader), raw text, garbage."""
+    import random
+
+    from foldsim.codes import code_of_entry
+    from foldsim.holes import SHAPES
+
+    rng = random.Random(seed)
+    codes = [f"{t}-{s}" for t in ("H1", "H2", "V1", "V2", "D1", "D2", "D3", "D4") for s in "FB"]
+    tasks, answers = [], []
+    for k in range(count):
+        record = planning[k % len(planning)]
+        folds = [code_of_entry(e) for e in record["foldingTypes"]]
+        holes = copy.deepcopy(record["initialHoles"])
+        kind = k % 10
+        if kind == 1:
+            folds = [c[:-1] + rng.choice("FB") for c in folds]
+        elif kind == 2:
+            folds = [rng.choice(codes) for _ in range(rng.randint(0, 6))]
+        elif kind == 3:
+            folds.insert(rng.randint(0, len(folds)), rng.choice(["R-90", "R-180", "R-270"]))
+        elif kind == 4:
+            holes = [{"shape": rng.choice(SHAPES), "size": rng.choice(["small", "large"]), "location": rng.randint(1, 32),
+                      "direction": rng.choice([0, 90, 180, 270, "0, 180", "90, 270", "", None, 45, "90"])}
+                     for _ in range(rng.randint(0, 3))]
+        elif kind == 5:
+            folds = [c.lower() for c in folds]
+            holes = [{**h, "location": str(h["location"]), "shape": h["shape"].title()} for h in holes]
+        elif kind == 6:
+            answers.append({"id": record["id"], "response": "```json\n" + json.dumps({"folds": folds, "holes": holes}) + "\n```"})
+        elif kind == 7:
+            answers.append({"id": record["id"], "response": rng.choice(["no idea", "{\"folds\": [H1-F,]}", "```json\n{", ""])})
+        elif kind == 8:
+            holes = holes[:1] + [{**holes[0], "location": rng.randint(1, 32)}]
+        if kind not in (6, 7):
+            answers.append({"id": record["id"], "folds": folds, "holes": holes})
+        tasks.append(record)
+    return tasks, answers
+
+
+def _same_judgement(a, b) -> None:
+    from foldsim.planning import NO_HOLE
+
+    assert a.reasons.tolist() == b.reasons.tolist()
+    assert (a.steps == b.steps).all() and (a.punches == b.punches).all() and a.codes == b.codes and a.notes == b.notes
+    assert (a.replay.status == b.replay.status).all()
+    folded = np.isin(a.replay.status, (0, 4))  # OK, OFF_PAPER: the replayed holes mean something
+    assert (a.replay.step[a.replay.status > 0] == b.replay.step[a.replay.status > 0]).all()
+    assert (a.replay.triangle[a.replay.status > 0] == b.replay.triangle[a.replay.status > 0]).all()
+    for i in np.flatnonzero(folded):
+        ka, kb = a.replay.result[i], b.replay.result[i]
+        assert sorted(ka[ka != NO_HOLE].tolist()) == sorted(kb[kb != NO_HOLE].tolist()), i
+    assert [a.verdict(i).detail for i in range(len(a))] == [b.verdict(i).detail for i in range(len(b))]
+
+
+def test_table_and_fast_reader_equal_kernel_and_tolerant_reader(planning):
+    """The fast path (plain plans by dict lookups, 1..4-fold plans by table gathers) gives the same
+    verdicts, details and replayed holes as the tolerant reader with the kernel, on the published
+    plans and 2,000 mutations of them."""
+    from foldsim.eval.verify import judge_plans, verify_completions
+
+    tasks, records = _variants(planning, 2000)
+    answers = [parse_answer_record(r, i) for i, r in enumerate(records)]
+    fast = judge_plans(tasks, answers)
+    slow = judge_plans(tasks, answers, engine="kernel", fast=False)
+    _same_judgement(fast, slow)
+    assert len(set(fast.reasons.tolist())) >= 9  # the corpus reaches (almost) every reason
+    completions = [r["response"] if "response" in r else json.dumps({k: v for k, v in r.items() if k != "id"}) for r in records]
+    _same_judgement(verify_completions(tasks, completions), slow)
+
+
+def test_back_folds_replay_as_their_front_twins():
+    """The table holds -F sequences only: every -B mix of the 4,680 sequences' first 64 must agree
+    with the kernel (a -B fold lands every hole where its -F twin does)."""
+    from itertools import product
+
+    from foldsim.planning import sequence_rows, sequence_table, table_replay
+    from foldsim.eval.verify import _kernel_replay
+
+    rows = sequence_rows()[584::61]  # 4-fold sequences spread over the table
+    mixed = np.array([[a + 8 * b for a, b in zip(row, sides)] for row in rows for sides in product((0, 1), repeat=4)], np.int32)
+    locations = np.tile(np.array([[0, 9, 21, 31]], np.int32), (len(mixed), 1))
+    quarters = np.tile(np.array([[0, 1, 2, 3]], np.int32), (len(mixed), 1))
+    kinds = np.tile(np.array([[0, 5, 9, 17]], np.int16), (len(mixed), 1))
+    table = table_replay(mixed, locations, quarters, kinds)
+    kernel = _kernel_replay(mixed, locations, quarters, kinds)
+    assert (table[0] == kernel[0]).all()
+    ok = table[0] == 0
+    assert (table[3][ok] == kernel[3][ok][:, : table[3].shape[1]]).all()
+    assert sequence_table().status.shape == (4680,)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..progress import counting_bar
-from .common import app, err, fail, out, print_json
+from .common import app, err, fail, item_errors, items_exit_code, out, print_json
 
 @app.command()
 def score(
@@ -39,6 +39,8 @@ def score(
         print_json(report.to_dict(details=details))
     else:
         render_report(report, out)
+    # wrong answers are results (exit 0); an invalid truth record or an unreadable answer record is an error
+    raise typer.Exit(items_exit_code(item_errors(None, getattr(report, "errors", ()))))
 
 
 @app.command()
@@ -48,7 +50,9 @@ def verify(
     as_json: Annotated[bool, typer.Option("--json", help="print {items, correct, by_reason, by_folds} as JSON")] = False,
     details: Annotated[bool, typer.Option("--details", help="add one verdict per item")] = False,
 ) -> None:
-    """Replay every proposed plan in one batched kernel call and judge it against its task."""
+    """Replay every proposed plan in one batch and judge it against its task. Exit 0 when every plan
+    is correct, 1 when some plan is not or some task is invalid (one error line each for invalid
+    tasks and unreadable answer records), 2 when it could not run."""
     from ..errors import InputError
     from ..eval.verify import render_verify, verify_files
 
@@ -62,6 +66,8 @@ def verify(
         print_json(report.summary(details=details))
     else:
         render_verify(report, out, details=details)
+    bad = item_errors(None, report.errors)
+    raise typer.Exit(items_exit_code(bad or not report.all_correct))
 
 
 # -- the evaluation road: requests, run, eval (foldsim.eval.prompts/requests/runner/pipeline) --------

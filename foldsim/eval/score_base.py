@@ -15,7 +15,7 @@ from .answers import Answer
 from ..codes import canonical_code, code_of_entry, pattern_of
 from ..errors import InputError
 from ..holes import Hole, parse_holes
-from ..io import read_records
+from ..io import read_records, record_name, record_object
 
 TASKS = ("prediction", "backward", "text", "generalization", "planning")
 COMPAT_MODES = ("mentalblackboard",)
@@ -49,40 +49,66 @@ class TruthItem:
 
 def truth_item(record: object, index: int) -> TruthItem:
     """A TruthItem from a MentalBlackboard record; InputError names the item and field."""
-    if not isinstance(record, dict) or not isinstance(record.get("id"), (str, int)):
-        raise InputError("a truth record must be an object with an id", item=f"record {index}")
-    item = str(record["id"])
+    item = record_name(record, index)
+    record = record_object(record, item)
+    if not isinstance(record.get("id"), (str, int)) or isinstance(record.get("id"), bool):
+        raise InputError("a truth record must have an id (a string or an integer)", item=item, field="id")
     try:
         entries = record.get("foldingTypes")
-        codes = [code_of_entry(e) for e in entries] if isinstance(entries, list) else []
+        if entries is not None and not isinstance(entries, list):
+            raise InputError("must be a list of folds", field="foldingTypes")
+        codes = [code_of_entry(e) for e in entries or ()]
         holes = parse_holes(record.get("resultHoles"), "resultHoles")
-        unfolding = tuple(canonical_code(c) for c in record.get("unfoldingTypes") or ())
+        unfolding = record.get("unfoldingTypes")
+        if unfolding is not None and not isinstance(unfolding, list):
+            raise InputError("must be a list of codes", field="unfoldingTypes")
+        unfolding = tuple(canonical_code(c) for c in unfolding or ())
     except InputError as err:
         raise err.at(item=item) from None
     total = record.get("totalNumberofHoles")
-    return TruthItem(item, holes, total if isinstance(total, int) else None, unfolding, pattern_of(codes), record)
+    total = total if isinstance(total, int) and not isinstance(total, bool) else None
+    return TruthItem(item, holes, total, unfolding, pattern_of(codes), record)
 
 
-def load_truth(path: str | Path, task: str) -> tuple[list[TruthItem], list[str]]:
-    """The scored truth items of a file and notes on records left out or inconsistent.
+@dataclass(frozen=True)
+class TruthSet:
+    """The truth items of a file that are scored, the records that could not be read (each is
+    scored as a failure and reported), and notes on inconsistent records."""
 
-    Generalization scores the modified variants: the `_mod` records (all records if none is one).
-    Raises InputError when the file is unreadable or holds no usable record.
+    items: list[TruthItem]
+    invalid: list[InputError]
+    notes: list[str]
+
+
+def load_truth(path: str | Path, task: str) -> TruthSet:
+    """The scored truth of a file (see TruthSet).
+
+    Generalization scores the modified variants: the `_mod` records (all records if none is one);
+    an unreadable record counts there unless its id names an original. Raises InputError when the
+    file as a whole cannot be read, or holds no record at all.
     """
     records = read_records(path)
-    items, notes = [], []
+    items: list[TruthItem] = []
+    invalid: list[InputError] = []
     for i, record in enumerate(records):
         try:
             items.append(truth_item(record, i))
         except InputError as err:
-            notes.append(f"truth record left out: {err}")
+            invalid.append(err if err.item else err.at(item=record_name(record, i)))
     if task == "generalization" and any(t.id.endswith(MOD_SUFFIX) for t in items):
         items = [t for t in items if t.id.endswith(MOD_SUFFIX)]
-    if not items:
-        raise InputError("no usable truth record", item=str(path))
-    notes += [f"truth {t.id}: totalNumberofHoles is {t.declared_total} but resultHoles lists {len(t.holes)}"
-              for t in items if t.declared_total is not None and t.declared_total != len(t.holes)]
-    return items, notes
+        named = {t.record.get("id") for t in items}
+        invalid = [e for e in invalid if e.item.endswith(MOD_SUFFIX) or not _names_an_original(e.item, named)]
+    if not items and not invalid:
+        raise InputError("no truth record", item=str(path))
+    notes = [f"truth {t.id}: totalNumberofHoles is {t.declared_total} but resultHoles lists {len(t.holes)}"
+             for t in items if t.declared_total is not None and t.declared_total != len(t.holes)]
+    return TruthSet(items, invalid, notes)
+
+
+def _names_an_original(item: str, mod_ids: set) -> bool:
+    """Whether an unreadable generalization record is the original of a scored `_mod` record."""
+    return f"{item}{MOD_SUFFIX}" in mod_ids
 
 
 def answer_for(truth_id: str, by_id: dict[str, Answer], task: str) -> Answer | None:
@@ -115,12 +141,14 @@ class ItemScore:
     unfolding_total: int = 0  # this item's share of the step-accuracy denominator
     groups: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    answered: bool = True  # an answer object was found (default mode: a missing or unreadable one never scores)
 
     @property
     def partial(self) -> float:
-        """This item's overall partial accuracy (1.0 when truth and answer are both empty)."""
+        """This item's overall partial accuracy (when truth and answer are both empty: 1.0 if it
+        was answered, 0.0 if not)."""
         denominator = self.truth + max(0, self.predicted - self.truth)
-        return self.matched / denominator if denominator else 1.0
+        return self.matched / denominator if denominator else float(self.answered)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "partial": self.partial}
@@ -138,10 +166,11 @@ class Report:
     groups: dict[str, dict[str, dict[str, float | int | None]]]
     notes: list[str] = field(default_factory=list)
     crashes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # one line per bad input item: "<file>: <item>: <field>: <message>"
 
     def to_dict(self, *, details: bool = False) -> dict:
         data = {"task": self.task, "mode": self.mode, "metrics": self.metrics, "counts": self.counts,
-                "groups": self.groups, "notes": self.notes, "crashes": self.crashes}
+                "groups": self.groups, "notes": self.notes, "crashes": self.crashes, "errors": self.errors}
         if details:
             data["items"] = [i.to_dict() for i in self.items]
         return data

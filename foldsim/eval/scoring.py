@@ -18,19 +18,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from .answers import STATUS_OK, Answer, PredictedHole, index_answers, load_answers
 from ..errors import InputError
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole
+from ..kernels import OK
+from ..planning import NO_HOLE, PERIOD_OF_KIND, PlanningTask, task_folds
+from .answers import STATUS_OK, Answer, PredictedHole, answer_of_completion, index_answers, load_answers, paused_gc
 from .score_base import (
     COMPAT_MODES, FIELDS, TASKS, TEXT_FIELDS, UNFOLDING_TASKS, ItemScore, Report, TruthItem, aggregate,
-    answer_for, group_breakdown, in_row_chunks, load_truth, maximum_matching_sizes, ratio,
+    answer_for, group_breakdown, in_row_chunks, load_truth, maximum_matching_sizes, ratio, truth_item,
 )
-
+from .verify import Judgement, judge_plans, read_completions
 
 
 # --------------------------------------------------------------------------------------------------
@@ -127,48 +129,100 @@ class Predicted:
     status: str = "missing"
     reason: str = "no answer"
     notes: tuple[str, ...] = ()
-    valid_plan: bool = True
+    valid_plan: bool = False
     declared_total: int | None = None
+    answered: bool = False
 
 
-def predicted_of(answer: Answer | None) -> Predicted:
-    """A prediction answer read for scoring (missing and unparseable answers are empty)."""
+def predicted_of(answer: Answer | None, *, directions: bool = True) -> Predicted:
+    """A prediction answer read for scoring (missing and unparseable answers are empty and not
+    answered); `directions=False` ignores direction fields (the text task)."""
     if answer is None:
         return Predicted()
-    prediction = answer.prediction()
+    prediction = answer.prediction(directions=directions)
     notes = [*prediction.notes, *(f"resultHoles[{i}]: {h.note}" for i, h in enumerate(prediction.holes) if h.note)]
     return Predicted(prediction.holes, prediction.unfolding, answer.status, answer.reason, tuple(notes),
-                     declared_total=prediction.declared_total)
+                     declared_total=prediction.declared_total, answered=answer.ok)
 
 
 def default_groups(truth: TruthItem) -> dict[str, str]:
     return {"pattern": truth.pattern or "?", "folds": str(truth.folds)}
 
 
-def score_default(task: str, truth: Sequence[TruthItem], answers: Sequence[Answer]) -> Report:
-    """Default-mode report for a task (see the module docstring)."""
+@dataclass
+class Scored:
+    """Per-item columns of a default-mode scoring run, before they become ItemScores: the answer's
+    status, reason and notes, whether it was answered (and, for planning, kept the plan rules), the
+    number of predicted holes and the matched holes per field ("exact" = M)."""
+
+    status: list[str]
+    reason: list[str]
+    notes: list[tuple[str, ...]]
+    answered: np.ndarray  # bool[N]
+    valid_plan: np.ndarray  # bool[N]: planning: the plan kept the task's rules; else all True
+    predicted: np.ndarray  # int[N]
+    matched: dict[str, np.ndarray]  # int[N] per field and "exact"
+    unfolding: list[tuple[str, ...]] | None = None
+    declared_totals: list[int | None] | None = None
+
+
+def score_default(task: str, truth: Sequence[TruthItem], answers: Sequence[Answer], *,
+                  invalid: Sequence[InputError] = ()) -> Report:
+    """Default-mode report for a task (see the module docstring). `invalid` truth records count in N
+    as failures (never exact) and are reported in `errors`."""
     by_id, duplicates = index_answers(answers)
     chosen = [answer_for(t.id, by_id, task) for t in truth]
-    predicted = replay_for_scoring(truth, chosen) if task == "planning" else [predicted_of(a) for a in chosen]
+    scored = scored_plans(truth, chosen) if task == "planning" else scored_predictions(task, truth, chosen)
+    report = report_of(task, truth, scored, invalid)
+    report.notes += [f"duplicate answer id {d}: the last one is used" for d in duplicates]
+    report.counts["duplicate_ids"] = len(duplicates)
+    return report
+
+
+def scored_predictions(task: str, truth: Sequence[TruthItem], chosen: Sequence[Answer | None]) -> Scored:
+    """Prediction, backward, text and generalization answers read and matched (text: directions
+    ignored everywhere, also when unreadable)."""
+    predicted = [predicted_of(a, directions=task != "text") for a in chosen]
+    fields = TEXT_FIELDS if task == "text" else FIELDS
+    matched = hole_counts([t.holes for t in truth], [p.holes for p in predicted], fields, with_direction=task != "text")
+    return Scored([p.status for p in predicted], [p.reason for p in predicted], [p.notes for p in predicted],
+                  np.array([p.answered for p in predicted], bool), np.ones(len(truth), bool),
+                  np.array([len(p.holes) for p in predicted], np.int64), matched,
+                  [p.unfolding for p in predicted] if task in UNFOLDING_TASKS else None,
+                  [p.declared_total for p in predicted])
+
+
+def report_of(task: str, truth: Sequence[TruthItem], scored: Scored, invalid: Sequence[InputError] = ()) -> Report:
+    """The Report of scored items (exact = M == g == p, answered and, for planning, a valid plan),
+    with the invalid truth records appended as failures."""
     fields = TEXT_FIELDS if task == "text" else FIELDS
     unfolding = task in UNFOLDING_TASKS
-    matched = hole_counts([t.holes for t in truth], [p.holes for p in predicted], fields, with_direction=task != "text")
+    g = np.array([len(t.holes) for t in truth], np.int64)
+    m, p = scored.matched["exact"], scored.predicted
+    exact = (m == g) & (p == g) & scored.answered & scored.valid_plan
+    field_columns = {f: scored.matched[f].tolist() for f in fields}
     items = []
-    for b, (t, p) in enumerate(zip(truth, predicted)):
-        g, n_pred, m = len(t.holes), len(p.holes), int(matched["exact"][b])
-        item = ItemScore(t.id, p.status, p.reason, g, n_pred, m, {f: int(matched[f][b]) for f in fields}, g, n_pred,
-                         exact=(m == g == n_pred) and p.valid_plan, groups=default_groups(t), notes=p.notes)
+    for b, t in enumerate(truth):
+        item = ItemScore(t.id, scored.status[b], scored.reason[b], int(g[b]), int(p[b]), int(m[b]),
+                         {f: field_columns[f][b] for f in fields}, int(g[b]), int(p[b]), exact=bool(exact[b]),
+                         groups=default_groups(t), notes=scored.notes[b], answered=bool(scored.answered[b]))
         if unfolding:
-            item.unfolding_exact, item.unfolding_matches, item.unfolding_total = unfolding_score(t.unfolding, p.unfolding)
+            item.unfolding_exact, item.unfolding_matches, item.unfolding_total = unfolding_score(t.unfolding, scored.unfolding[b])
+            item.unfolding_exact &= item.answered
         items.append(item)
+    for error in invalid:
+        items.append(ItemScore(error.item or "?", "invalid_truth", str(error), answered=False,
+                               fields={f: 0 for f in fields}, unfolding_exact=False if unfolding else None,
+                               groups={"pattern": "?", "folds": "?"}))
     metrics = aggregate(items, fields, unfolding=unfolding)
-    inconsistent = [t.id for t, p in zip(truth, predicted) if p.declared_total not in (None, len(p.holes))]
-    counts = default_counts(items, len(duplicates), len(inconsistent))
+    totals = scored.declared_totals or [None] * len(truth)
+    inconsistent = [t.id for t, total, n in zip(truth, totals, p.tolist()) if total not in (None, n)]
+    counts = default_counts(items, 0, len(inconsistent))
+    counts["invalid_truth"] = len(invalid)
     if task == "planning":
-        counts["valid_plans"] = sum(p.valid_plan for p in predicted)
+        counts["valid_plans"] = int(scored.valid_plan.sum())
         metrics["valid_plan_rate"] = ratio(counts["valid_plans"], len(items))
-    notes = [f"duplicate answer id {d}: the last one is used" for d in duplicates]
-    notes += [f"answer {i}: declared totalNumberofHoles differs from the holes listed (the list is scored)" for i in inconsistent]
+    notes = [f"answer {i}: declared totalNumberofHoles differs from the holes listed (the list is scored)" for i in inconsistent]
     groups = group_breakdown(items, lambda members: group_summary(members, unfolding=unfolding))
     return Report(task, "default", items, metrics, counts, groups, notes)
 
@@ -199,50 +253,121 @@ def default_counts(items: Sequence[ItemScore], duplicates: int, inconsistent: in
 PLAN_RULES_KEPT = ("correct", "holes_differ")
 
 
-def replay_for_scoring(truth: Sequence[TruthItem], answers: Sequence[Answer | None]) -> list[Predicted]:
-    """Replay every plan with foldsim.eval.verify (one batched kernel call); the replayed result holes
-    are the prediction. A plan that cannot be replayed (unreadable, not realizable, off the paper)
-    predicts nothing; one that replays but breaks a task rule (rotation, fold count, more than 2
-    punches) keeps its holes for the partial scores but cannot be exact."""
-    from ..kernels import OK
-    from .verify import replay_plans
+def planning_task_of(truth: TruthItem) -> PlanningTask:
+    """The planning task a truth item poses (its holes already parsed), or an invalid one."""
+    try:
+        return PlanningTask(truth.id, task_folds(truth.record), truth.holes)
+    except InputError as err:
+        return PlanningTask(truth.id, error=str(err.at(item=truth.id)))
 
-    verdicts = replay_plans([t.record for t in truth], [a for a in answers if a is not None])
-    out = []
-    for answer, verdict in zip(answers, verdicts):
+
+def scored_plans(truth: Sequence[TruthItem], chosen: Sequence[Answer | None], *,
+                 judged: Judgement | None = None) -> Scored:
+    """Replay every plan with foldsim.eval.verify (one batch); the replayed result holes are the
+    prediction, compared as hole keys in array form. A plan that cannot be replayed (unreadable,
+    not realizable, off the paper) predicts nothing; one that replays but breaks a task rule
+    (rotation, fold count, more than 2 punches) keeps its holes for the partial scores but cannot
+    be exact. `judged` is the judgement of `chosen` when the caller has it already."""
+    if judged is None:
+        judged = judge_plans([planning_task_of(t) for t in truth], chosen)
+    replay = judged.replay
+    replayed = replay.status == OK
+    result = np.where(replayed[:, None], replay.result, NO_HOLE)
+    matched = key_hole_counts(replay.target, result, FIELDS)
+    correct, reasons, was_replayed = judged.correct.tolist(), judged.reasons.tolist(), replayed.tolist()
+    answered = np.fromiter((a is not None and a.ok for a in chosen), bool, len(chosen))
+    status, reason, notes = [], [], []
+    for i, answer in enumerate(chosen):
+        why = "" if correct[i] else f"{reasons[i]}: {judged.verdict(i).detail}"
         if answer is None:
-            out.append(Predicted())
-            continue
-        replayed = verdict.replayed and int(verdict.replay.status[verdict.row]) == OK
-        holes = tuple(PredictedHole(h.shape, h.size, h.location, frozenset({90 * h.quarter}))
-                      for h in (verdict.result_holes() if replayed else ()))
-        reason = "" if verdict.correct else f"{verdict.reason}: {verdict.detail}"
-        status = answer.status if answer.status != STATUS_OK or replayed else verdict.reason
-        out.append(Predicted(holes, status=status, reason=reason, notes=(reason,) if reason else (),
-                             valid_plan=verdict.reason in PLAN_RULES_KEPT))
+            status.append("missing")
+        else:
+            status.append(answer.status if answer.status != STATUS_OK or was_replayed[i] else reasons[i])
+        reason.append(why)
+        notes.append((why,) if why else ())
+    return Scored(status, reason, notes, answered, judged.valid_plan, (result != NO_HOLE).sum(1), matched)
+
+
+def key_tensors(keys: np.ndarray, *, predicted: bool) -> np.ndarray:
+    """The hole tensors of `field_tests` straight from hole keys (int16[N, W], NO_HOLE padding):
+    truth int[N, W, 5] or, with `predicted`, int[N, W, 7] (a replayed hole is clean and names
+    its own class)."""
+    present = keys != NO_HOLE
+    k = keys.astype(np.int64)
+    kind, location, quarter = k // 128, (k // 4) % 32 + 1, k % 4
+    kind = np.where(present, kind, 0)
+    if predicted:
+        columns = [kind // 2, kind % 2, location, quarter % 2, quarter, np.ones_like(k), np.ones_like(k)]
+    else:
+        columns = [kind // 2, kind % 2, location, PERIOD_OF_KIND[kind].astype(np.int64), quarter]
+    out = np.stack(columns, axis=-1)
+    out[~present] = -1
+    if predicted:
+        out[..., 6] = present
     return out
 
 
+def key_hole_counts(truth_keys: np.ndarray, predicted_keys: np.ndarray, fields: Sequence[str], *,
+                    max_cells: int = 1 << 21) -> dict[str, np.ndarray]:
+    """`hole_counts` for holes given as keys: matched holes per item (int[N]), "exact" and per
+    field, by maximum matching, in chunks of at most `max_cells` [items, G, P] cells."""
+    truth_keys = truth_keys[:, : max(1, int((truth_keys != NO_HOLE).sum(1).max(initial=0)))]
+    predicted_keys = np.sort(predicted_keys, axis=1)
+    predicted_keys = predicted_keys[:, : max(1, int((predicted_keys != NO_HOLE).sum(1).max(initial=0)))]
+    n = len(truth_keys)
+    step = max(1, max_cells // (truth_keys.shape[1] * predicted_keys.shape[1]))
+    parts = []
+    for start in range(0, n, step):
+        chunk = slice(start, start + step)
+        tests = field_tests(key_tensors(truth_keys[chunk], predicted=False), key_tensors(predicted_keys[chunk], predicted=True))
+        parts.append({name: maximum_matching_sizes(tests[name]) for name in ("exact", *fields)})
+    if not parts:
+        return {name: np.zeros(0, np.int64) for name in ("exact", *fields)}
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+
 # --------------------------------------------------------------------------------------------------
-# entry point and rendering
+# batched entry points and files
+
+
+def score_completions(task: str, truth: Sequence[TruthItem | dict], completions: Sequence[object]) -> Report:
+    """Default-mode report for completions[i] answering truth[i] (positionally), without files: the
+    batched entry point for reward functions. Completions are model text, lists of chat messages or
+    records; none ever raises. Truth may be TruthItems (parse once, reuse) or records (InputError
+    when one cannot be read). Planning reads plain plans on verify's fast path."""
+    if task not in TASKS:
+        raise InputError(f"unknown task {task!r} (expected one of {', '.join(TASKS)})", field="task")
+    truth = [t if isinstance(t, TruthItem) else truth_item(t, i) for i, t in enumerate(truth)]
+    if len(truth) != len(completions):
+        raise ValueError(f"{len(truth)} truth items but {len(completions)} completions")
+    if task == "planning":
+        answers, preparsed = read_completions(completions)
+        judged = judge_plans([planning_task_of(t) for t in truth], answers, _preparsed=preparsed)
+        return report_of(task, truth, scored_plans(truth, answers, judged=judged))
+    with paused_gc():
+        chosen = [replace(answer_of_completion(c, i), id=t.id) for i, (t, c) in enumerate(zip(truth, completions))]
+    return report_of(task, truth, scored_predictions(task, truth, chosen))
 
 
 def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, compat: str | None = None) -> Report:
     """Score an answers file against a truth file. Raises InputError for an unknown task or mode, or
-    an unreadable truth/answers file; bad answers are scored as empty, never raised."""
+    a truth/answers file that cannot be read as a whole; bad items are reported in `Report.errors`
+    (invalid truth records also count in N as failures), bad answers are scored as empty."""
     if task not in TASKS:
         raise InputError(f"unknown task {task!r} (expected one of {', '.join(TASKS)})", field="task")
     if compat is not None and compat not in COMPAT_MODES:
         raise InputError(f"unknown compat mode {compat!r} (expected {', '.join(COMPAT_MODES)})", field="compat")
-    truth, notes = load_truth(truth_path, task)
+    truth = load_truth(truth_path, task)
     answers = load_answers(answers_path)
     if compat:
         from .scoring_compat import score_compat
 
-        report = score_compat(task, truth, answers)
+        report = score_compat(task, truth.items, answers)
     else:
-        report = score_default(task, truth, answers)
-    report.notes = notes + report.notes
+        report = score_default(task, truth.items, answers, invalid=truth.invalid)
+    report.notes = truth.notes + report.notes
+    report.errors = [f"{truth_path}: {error}" for error in truth.invalid]
+    report.errors += [f"{answers_path}: {a.id}: {a.reason}" for a in answers if a.unreadable]
     return report
 
 
