@@ -1,4 +1,5 @@
-"""3-D folding and unfolding animations (MP4) and the result image, rendered offscreen with pyrender.
+"""3-D folding and unfolding animations (MP4s and/or PNG frame folders) and the result image,
+rendered offscreen with pyrender.
 
 Every frame is sampled from the kernels' differentiable motion (`foldsim.kernels.motion.positions`):
 a fold turns its flap about the crease (toward the viewer for -F, away for -B), a rotation turns the
@@ -7,19 +8,28 @@ Unfolding plays the folds backward (each from s = 1 to s = 0, last fold first) i
 rotations are never undone (SPEC §3-4), so each fold's motion is turned by the rotations that came
 after it, and the last frame is the flat sheet turned by Θ with the holes at the result locations.
 
-A video is a list of `Segment`s (one motion sampled at a few progress values, one caption); frames
-stream from one OffscreenRenderer per video straight into ffmpeg, so memory stays flat.
+A video is a list of `Segment`s (one motion sampled at a few progress values, one caption). Two
+cadences: `smooth` (fps x seconds per action frames, eased, for people) and `reference` (the
+MentalBlackboard generator's: about 7 frames per fold, 6 per rotation, one per punched hole then 3,
+6 + 1 per unfold; 2 fps folding and 3 fps unfolding videos; camera straight down; captions in words).
+
+Speed: one `scene.SheetRenderer` draws every frame of an item (scene, materials and hole textures
+made once; each frame overwrites the paper's vertex buffer), each caption is rasterised once per
+segment and blended onto its frames, and frames stream into ffmpeg (x264 `ENCODER_PRESET`, one
+thread: the bytes do not depend on the machine's core count) and/or PNG files, so memory stays
+flat. `render.baseline` keeps the former per-frame-rebuild path for the benchmark and pixel tests.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
 import tempfile
-import time
 import warnings
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import jax
@@ -35,25 +45,40 @@ from ..kernels.sheet import N_TRIANGLES, QUARTER_ROTATIONS
 from ..trace import Trace
 from .images import CENTROIDS, png_bytes
 # pyrender via scene: it sets up EGL first
-from .scene import (CREASE_LIFT, FRONT_TRIANGLES, Cut, Look, build_scene, crease_mesh, hole_cuts,
-                    offscreen_renderer, paper_looks, paper_mesh, project, pyrender)
+from .scene import (CREASE_LIFT, FRONT_TRIANGLES, Cut, HoleState, Look, SheetRenderer, hole_cuts, paper_looks,
+                    project)
 from .text import require_ok
 
 Colour = tuple[int, int, int]
+CADENCES = ("smooth", "reference")
+CAPTION_STYLES = ("codes", "words", "none")
+#: x264 speed preset of the videos: `veryfast` encodes ~1.5x faster than the default `medium` at the
+#: same file size on these flat-shaded frames
+ENCODER_PRESET = "veryfast"
 #: ffmpeg output flags: bitexact and no metadata keep the MP4 bytes a function of the frames alone
-#: (no encoder/version tags); yuv420p is the widely playable H.264 pixel format
-FFMPEG_PARAMS = ["-fflags", "+bitexact", "-flags:v", "+bitexact", "-map_metadata", "-1", "-pix_fmt", "yuv420p"]
+#: (no encoder/version tags); one encoder thread, because x264's output depends on its thread count;
+#: yuv420p is the widely playable H.264 pixel format; the container is named since temp files end in .tmp
+FFMPEG_PARAMS = ["-preset", ENCODER_PRESET, "-threads", "1", "-pix_fmt", "yuv420p", "-fflags", "+bitexact",
+                 "-flags:v", "+bitexact", "-map_metadata", "-1", "-f", "mp4"]
+#: the reference cadence's frames per action (formats §1.7; run.py's capture steps)
+REFERENCE_FRAMES = {"fold": 7, "rotation": 6, "punch_hold": 3, "unfold": 6, "unfolded": 1, "result": 1}
+#: `Segment.holes_open` for "every hole punched"
+ALL_HOLES = 1 << 30
 
 
 @dataclass(frozen=True)
 class AnimationOptions:
-    """How the 3-D animation looks and how long it runs. Defaults are cheap on a CPU (llvmpipe)."""
+    """How the 3-D animation looks and how long it runs. Defaults: the smooth cadence, cheap on a
+    CPU (llvmpipe); `AnimationOptions.preset("reference")` gives the benchmark generator's."""
 
     width: int = 640  # even sizes keep yuv420p MP4s widely playable
     height: int = 480
-    fps: int = 24
-    seconds_per_action: float = 1.0  # also the length of the punch
-    hold_seconds: float = 0.5  # still frames on the initial sheet, before unfolding, on the result
+    fps: int = 24  # the folding video's (and the unfolding video's unless unfolding_fps is set)
+    unfolding_fps: int | None = None
+    cadence: str = "smooth"  # smooth | reference (see the module docstring)
+    captions: str = "codes"  # codes ("Fold 1/2: D1-F diagonal ...") | words (no codes) | none
+    seconds_per_action: float = 1.0  # smooth cadence: also the length of the punch
+    hold_seconds: float = 0.5  # smooth cadence: still frames on the initial sheet, before unfolding, on the result
     camera_distance: float = 8.0  # sheet units (the sheet is 4 wide)
     camera_elevation: float = 60.0  # degrees above the sheet's plane; 90 looks straight down
     camera_azimuth: float = 0.0  # degrees about the sheet's normal; 0 = standing at its bottom edge
@@ -75,24 +100,55 @@ class AnimationOptions:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 2 or value % 2:
                 raise InputError(f"must be an even number of pixels >= 2 (H.264 needs it), got {value!r}", field=name)
-        for name in ("fps", "seconds_per_action", "hold_seconds", "camera_distance", "camera_fov"):
+        for name in ("fps", "unfolding_fps"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise InputError(f"must be a positive integer, got {value!r}", field=name)
+        for name in ("seconds_per_action", "hold_seconds", "camera_distance", "camera_fov"):
             if not getattr(self, name) > 0:
                 raise InputError(f"must be positive, got {getattr(self, name)!r}", field=name)
+        if not 0 < self.camera_elevation <= 90:
+            raise InputError(f"must be in (0, 90] degrees, got {self.camera_elevation!r}", field="camera_elevation")
+        for name, allowed in (("cadence", CADENCES), ("captions", CAPTION_STYLES)):
+            if getattr(self, name) not in allowed:
+                raise InputError(f"must be one of {', '.join(allowed)}, got {getattr(self, name)!r}", field=name)
+
+    @classmethod
+    def preset(cls, cadence: str = "smooth", **overrides: object) -> "AnimationOptions":
+        """The options of a cadence, with `overrides` on top: `smooth` is the class defaults;
+        `reference` also sets 2 fps folding / 3 fps unfolding, the camera straight down (and a little
+        closer, so the sheet fills the frame as in the reference's cropped screenshots) and captions in
+        words (codes would name the answer's vocabulary)."""
+        base = {"fps": 2, "unfolding_fps": 3, "camera_elevation": 90.0, "camera_distance": 6.5,
+                "captions": "words"} if cadence == "reference" else {}
+        return cls(**{**base, **overrides, "cadence": cadence})
 
     @property
-    def frames_per_action(self) -> int:
-        return max(1, round(self.fps * self.seconds_per_action))
+    def folding_fps(self) -> int:
+        return self.fps
 
     @property
-    def hold_frames(self) -> int:
-        return max(1, round(self.fps * self.hold_seconds))
+    def unfolding_video_fps(self) -> int:
+        return self.unfolding_fps or self.fps
+
+    def frames_per_action(self, fps: int | None = None) -> int:
+        """Smooth cadence: frames of one action at `fps` (the folding video's by default)."""
+        return max(1, round((fps or self.fps) * self.seconds_per_action))
+
+    def hold_frames(self, fps: int | None = None) -> int:
+        return max(1, round((fps or self.fps) * self.hold_seconds))
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
 
 
 @dataclass(frozen=True)
 class Segment:
     """A run of frames of one motion: its progress per frame, the quarter turns applied after it
-    (about the origin: unfolding happens in the final frame), the crease to draw, the caption and
-    the holes' growth per frame (0 = not punched yet, 1 = full size)."""
+    (about the origin: unfolding happens in the final frame), the crease to draw, the caption, the
+    holes' growth per frame (0 = not punched yet, 1 = full size) and how many of the initial holes
+    are punched per frame (None: all of them)."""
 
     motion: M.Motion
     progress: np.ndarray  # float[F]
@@ -100,6 +156,12 @@ class Segment:
     crease: np.ndarray | None  # float[2, 2], sheet units, in the motion's own frame
     caption: str
     hole_scale: np.ndarray  # float[F]
+    holes_open: np.ndarray | None = None  # int[F]
+
+    def hole_states(self) -> list[HoleState]:
+        """(holes punched, growth) of every frame: the key of its paper look."""
+        opened = np.full(len(self.progress), ALL_HOLES) if self.holes_open is None else self.holes_open
+        return [(int(o), float(g)) for o, g in zip(opened, self.hole_scale)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,11 +179,18 @@ def quarters_of(code: str) -> int:
     return action - A.FIRST_ROTATION + 1 if action >= A.FIRST_ROTATION else 0
 
 
-def describe(code: str) -> str:
-    """"H1-F horizontal top to bottom (forward)" for a fold code."""
-    entry = entry_of_code(code)
-    words = re.sub(r"([a-z])([A-Z])", lambda m: f"{m[1]}-{m[2].lower()}", entry["foldType"]).replace("_", " ")
-    return f"{code} {words} ({'forward' if entry['foldToFront'] else 'backward'})"
+def fold_words(code: str) -> str:
+    """"diagonal top-left to bottom-right" for a fold code: its foldType in words."""
+    return re.sub(r"([a-z])([A-Z])", lambda m: f"{m[1]}-{m[2].lower()}", entry_of_code(code)["foldType"]).replace("_", " ")
+
+
+def describe(code: str, captions: str = "codes") -> str:
+    """A fold in a caption: "H1-F horizontal top to bottom (forward)" (codes), "horizontal top to
+    bottom, forward" (words), "" (none)."""
+    side = "forward" if entry_of_code(code)["foldToFront"] else "backward"
+    if captions == "words":
+        return f"{fold_words(code)}, {side}"
+    return f"{code} {fold_words(code)} ({side})" if captions == "codes" else ""
 
 
 def _ramp(frames: int) -> np.ndarray:
@@ -130,45 +199,77 @@ def _ramp(frames: int) -> np.ndarray:
     return x * x * (3 - 2 * x)
 
 
+def _even(frames: int) -> np.ndarray:
+    """Progress 0 .. 1 in `frames` even steps, both ends included (the reference's capture points)."""
+    return np.linspace(0.0, 1.0, frames)
+
+
 def _holes_caption(count: int) -> str:
     return f"{count} hole{'s' if count != 1 else ''}"
 
 
+def _caption(text: str, opts: AnimationOptions) -> str:
+    return "" if opts.captions == "none" else text
+
+
 def folding_segments(trace: Trace, opts: AnimationOptions) -> list[Segment]:
-    """Initial sheet, every action, then the punch growing the holes on the folded sheet."""
-    hold, frames = opts.hold_frames, opts.frames_per_action
+    """Smooth: the initial sheet held, every action eased, the holes growing on the folded sheet.
+    Reference: every action at even steps from its start, then one frame per punched hole and 3
+    frames of the punched sheet."""
+    reference = opts.cadence == "reference"
+    hold, frames = opts.hold_frames(), opts.frames_per_action()
     n_folds = sum(step.is_fold for step in trace.steps)
-    segments = [Segment(still(trace.sheet(0)), np.zeros(hold), 0, None, "Initial sheet", np.zeros(hold))]
+    segments = [] if reference else [
+        Segment(still(trace.sheet(0)), np.zeros(hold), 0, None, _caption("Initial sheet", opts), np.zeros(hold))]
     fold_number = 0
     for step in trace.steps:
         if step.is_fold:
             fold_number += 1
-            caption = f"Fold {fold_number}/{n_folds}: {describe(step.code)}"
+            caption = f"Fold {fold_number}/{n_folds}: {describe(step.code, opts.captions)}"
+            progress = _even(REFERENCE_FRAMES["fold"]) if reference else _ramp(frames)
         else:
             caption = f"Rotate {90 * quarters_of(step.code)}\N{DEGREE SIGN} counter-clockwise"
-        segments.append(Segment(step.motion(), _ramp(frames), 0, step.crease, caption, np.zeros(frames)))
-    punch = np.minimum(1.0, 2 * np.arange(1, frames + 1) / frames)  # the holes open in the first half
-    caption = f"Punch: {_holes_caption(len(trace.config.holes))}"
-    segments.append(Segment(still(trace.sheet(len(trace.steps))), np.zeros(frames), 0, None, caption, punch))
+            progress = _even(REFERENCE_FRAMES["rotation"]) if reference else _ramp(frames)
+        segments.append(Segment(step.motion(), progress, 0, step.crease, _caption(caption, opts),
+                                np.zeros(len(progress))))
+    punched = still(trace.sheet(len(trace.steps)))
+    n_holes = len(trace.config.holes)
+    caption = _caption(f"Punch: {_holes_caption(n_holes)}", opts)
+    if reference:
+        opened = np.r_[np.arange(1, n_holes + 1), np.full(REFERENCE_FRAMES["punch_hold"], n_holes)]
+        segments.append(Segment(punched, np.zeros(len(opened)), 0, None, caption, np.ones(len(opened)), opened))
+    else:
+        growth = np.minimum(1.0, 2 * np.arange(1, frames + 1) / frames)  # the holes open in the first half
+        segments.append(Segment(punched, np.zeros(frames), 0, None, caption, growth))
     return segments
 
 
 def unfolding_segments(trace: Trace, opts: AnimationOptions) -> list[Segment]:
-    """The punched folded sheet, every fold undone (last first) in the final frame, the result."""
-    hold, frames = opts.hold_frames, opts.frames_per_action
+    """The punched folded sheet, every fold undone (last first) in the final frame, the result.
+    Smooth: held, eased, held. Reference: each unfold at even steps from folded to open plus one
+    frame of the opened sheet, then one result frame."""
+    reference = opts.cadence == "reference"
+    fps = opts.unfolding_video_fps
+    hold, frames = opts.hold_frames(fps), opts.frames_per_action(fps)
     folds = [step for step in trace.steps if step.is_fold]
     # quarter turns from each action to the end; a fold turns nothing itself, so at a fold this is
     # the turn of the rotations after it, and at the first action it is the total Θ
     turns_after = np.cumsum([quarters_of(step.code) for step in trace.steps][::-1])[::-1]
     final = trace.sheet(len(trace.steps))
-    segments = [Segment(still(final), np.zeros(hold), 0, None, "Punched: now unfold", np.ones(hold))]
+    segments = [] if reference else [
+        Segment(still(final), np.zeros(hold), 0, None, _caption("Punched: now unfold", opts), np.ones(hold))]
     for number, (step, code) in enumerate(zip(folds[::-1], trace.result.unfolding), 1):
-        caption = f"Unfold {number}/{len(folds)}: {describe(code)}"
-        segments.append(Segment(step.motion(), 1 - _ramp(frames), int(turns_after[step.index]), step.crease,
-                                caption, np.ones(frames)))
+        caption = _caption(f"Unfold {number}/{len(folds)}: {describe(code, opts.captions)}", opts)
+        if reference:
+            progress = np.r_[1 - _even(REFERENCE_FRAMES["unfold"]), np.zeros(REFERENCE_FRAMES["unfolded"])]
+        else:
+            progress = 1 - _ramp(frames)
+        segments.append(Segment(step.motion(), progress, int(turns_after[step.index]), step.crease, caption,
+                                np.ones(len(progress))))
     total_turn = int(turns_after[0]) if len(trace.steps) else 0
-    caption = f"Result: {_holes_caption(len(trace.result.holes))}"
-    segments.append(Segment(still(trace.sheet(0)), np.zeros(hold), total_turn, None, caption, np.ones(hold)))
+    caption = _caption(f"Result: {_holes_caption(len(trace.result.holes))}", opts)
+    last = REFERENCE_FRAMES["result"] if reference else hold
+    segments.append(Segment(still(trace.sheet(0)), np.zeros(last), total_turn, None, caption, np.ones(last)))
     return segments
 
 
@@ -182,10 +283,16 @@ _VERTEX_TRIANGLE = np.repeat(np.arange(N_TRIANGLES, dtype=np.int32), 3)
 _VERTEX_FLAT = FRONT_TRIANGLES.reshape(-1, 2)
 
 
+#: segments are evaluated in batches of a multiple of this many frames, so JAX compiles few shapes
+_FRAME_BUCKET = 8
+
+
 def carried(segment: Segment) -> np.ndarray:
     """float[F, 96, 3]: the vertices of FRONT_TRIANGLES at every frame of the segment."""
-    xyz = _carry(segment.motion, _VERTEX_TRIANGLE, _VERTEX_FLAT, np.asarray(segment.progress, np.float32))
-    return turned(np.asarray(xyz), segment.turn)
+    progress = np.asarray(segment.progress, np.float32)
+    padded = np.resize(progress, -(-len(progress) // _FRAME_BUCKET) * _FRAME_BUCKET)  # repeats: discarded below
+    xyz = _carry(segment.motion, _VERTEX_TRIANGLE, _VERTEX_FLAT, padded)
+    return turned(np.asarray(xyz)[: len(progress)], segment.turn)
 
 
 def turned(xyz: np.ndarray, quarters: int) -> np.ndarray:
@@ -203,7 +310,7 @@ def crease_ends(segment: Segment, triangles: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# Pixels
+# Captions
 
 
 def _font(pixels: int) -> ImageFont.FreeTypeFont:
@@ -211,43 +318,102 @@ def _font(pixels: int) -> ImageFont.FreeTypeFont:
     return ImageFont.load_default(size=max(6, pixels))
 
 
-def captioned(frame: np.ndarray, caption: str, opts: AnimationOptions) -> np.ndarray:
-    """The frame with `caption` in its top-left corner, shrunk to fit the width and outlined in the
-    background colour so it stays legible over paper."""
-    if not caption:
-        return frame
+def _caption_layout(caption: str, opts: AnimationOptions) -> tuple[int, int, int]:
+    """(font size, margin, outline width) of a caption: top-left, shrunk to fit the frame's width."""
     size = round(opts.height * opts.caption_size)
     margin = size // 2
     length = _font(size).getlength(caption)
     if length > opts.width - 2 * margin:
         size = int(size * (opts.width - 2 * margin) / length)
+    return size, margin, max(1, size // 12)
+
+
+def captioned(frame: np.ndarray, caption: str, opts: AnimationOptions) -> np.ndarray:
+    """The frame with `caption` drawn on it by Pillow, outlined in the background colour so it stays
+    legible over paper (the per-frame way; `Overlay` blends the same caption, drawn once)."""
+    if not caption:
+        return frame
+    size, margin, stroke = _caption_layout(caption, opts)
     image = Image.fromarray(frame)
     ImageDraw.Draw(image).text((margin, margin), caption, fill=opts.caption_colour, font=_font(size),
-                               stroke_width=max(1, size // 12), stroke_fill=opts.background_colour)
+                               stroke_width=stroke, stroke_fill=opts.background_colour)
     return np.asarray(image)
 
 
-def _segment_frames(renderer: pyrender.OffscreenRenderer, segment: Segment, looks: dict[float, Look],
-                    opts: AnimationOptions) -> Iterator[np.ndarray]:
-    for positions, growth in zip(carried(segment), segment.hole_scale):
-        triangles = positions.reshape(N_TRIANGLES, 3, 3)
-        meshes = [paper_mesh(triangles, looks[float(growth)])]
-        if segment.crease is not None:
-            meshes.append(crease_mesh(crease_ends(segment, triangles), opts))
-        colour, _ = renderer.render(build_scene(meshes, opts))
-        yield captioned(np.ascontiguousarray(colour[..., :3]), segment.caption, opts)
+@dataclass(frozen=True)
+class Overlay:
+    """A caption rasterised once, blended onto each frame of its segment: inside `box`, a frame's
+    pixels become pixels * keep + add. Pillow draws a caption as its outline in the outline colour,
+    then the glyphs over it, each blending by coverage; keep and add fold both steps together."""
+
+    box: tuple[slice, slice]
+    keep: np.ndarray  # float32[h, w, 1]
+    add: np.ndarray  # float32[h, w, 3]
+
+    @classmethod
+    def of(cls, caption: str, opts: AnimationOptions) -> "Overlay | None":
+        if not caption:
+            return None
+        size, margin, stroke = _caption_layout(caption, opts)
+        masks = []
+        for width in (stroke, 0):  # the outlined text, then the glyphs alone
+            mask = Image.new("L", (opts.width, opts.height), 0)
+            ImageDraw.Draw(mask).text((margin, margin), caption, fill=255, font=_font(size), stroke_width=width,
+                                      stroke_fill=255)
+            masks.append(np.asarray(mask, np.float32)[..., None] / 255)
+        outline, glyphs = masks
+        rows, cols = np.nonzero(outline[..., 0])
+        if not len(rows):
+            return None
+        box = (slice(rows.min(), rows.max() + 1), slice(cols.min(), cols.max() + 1))
+        outline, glyphs = outline[box], glyphs[box]
+        keep = (1 - outline) * (1 - glyphs)
+        add = (outline * (1 - glyphs) * np.float32(opts.background_colour)
+               + glyphs * np.float32(opts.caption_colour))
+        return cls(box, keep.astype(np.float32), (add + 0.5).astype(np.float32))  # + 0.5: round, not floor
+
+    def apply(self, frame: np.ndarray) -> np.ndarray:
+        """Blend onto `frame` (H x W x 3 uint8) in place; returns it."""
+        region = frame[self.box]
+        region[...] = (region * self.keep + self.add).astype(np.uint8)
+        return frame
 
 
-def render_segments(segments: list[Segment], cuts: list[Cut], opts: AnimationOptions) -> Iterator[np.ndarray]:
+# ---------------------------------------------------------------------------------------------
+# Frames
+
+
+def segment_looks(segments: Sequence[Segment], cuts: list[Cut], opts: AnimationOptions,
+                  channels: str = "R") -> dict[HoleState, Look]:
+    """The paper look of every hole state the segments show, made once (per item); "R": the fast
+    renderer's single-channel hole textures, "RGBA": pyrender's shader's."""
+    return paper_looks(cuts, [state for segment in segments for state in segment.hole_states()], opts, channels)
+
+
+def render_segments(segments: Sequence[Segment], cuts: list[Cut], opts: AnimationOptions) -> Iterator[np.ndarray]:
     """Every frame (H x W x 3 uint8) of `segments`, through one renderer freed at the end."""
-    looks = paper_looks(cuts, np.concatenate([segment.hole_scale for segment in segments]), opts)
-    with offscreen_renderer(opts) as renderer:
-        for segment in segments:
-            yield from _segment_frames(renderer, segment, looks, opts)
+    looks = segment_looks(segments, cuts, opts)
+    with SheetRenderer(opts) as renderer:
+        yield from draw_segments(renderer, segments, looks)
+
+
+def draw_segments(renderer: SheetRenderer, segments: Sequence[Segment],
+                  looks: dict[HoleState, Look]) -> Iterator[np.ndarray]:
+    """Every frame (H x W x 3 uint8, a new array each) of `segments` through `renderer`: per frame only
+    the paper's vertices and look change; the crease and the caption change per segment."""
+    for segment in segments:
+        overlay = Overlay.of(segment.caption, renderer.opts)
+        positions = carried(segment).reshape(-1, N_TRIANGLES, 3, 3)
+        for triangles, state in zip(positions, segment.hole_states()):
+            # the crease is rebuilt only when it moves: once per segment (the paper below stays put)
+            renderer.set_crease(None if segment.crease is None else crease_ends(segment, triangles))
+            renderer.set_paper(triangles, looks[state])
+            frame = renderer.frame()
+            yield overlay.apply(frame) if overlay is not None else frame
 
 
 def folding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> Iterator[np.ndarray]:
-    """Frames of the folding video: initial sheet, each action, the punch."""
+    """Frames of the folding video: (initial sheet,) each action, the punch."""
     require_ok(trace)
     return render_segments(folding_segments(trace, opts), hole_cuts(trace), opts)
 
@@ -260,20 +426,28 @@ def unfolding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions()) 
 
 def render_frame(trace: Trace, step: int, s: float, opts: AnimationOptions = AnimationOptions()) -> np.ndarray:
     """One folding frame: action `step` (0-based) at progress s in [0, 1], caption included."""
-    segment = replace(folding_segments(trace, opts)[1 + step], progress=np.array([s], float), hole_scale=np.zeros(1))
+    actions = folding_segments(trace, opts)[-len(trace.steps) - 1:-1]  # without the initial hold and the punch
+    segment = replace(actions[step], progress=np.array([s], float), hole_scale=np.zeros(1), holes_open=None)
     [frame] = render_segments([segment], hole_cuts(trace), opts)
     return frame
 
 
-def result_image(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> Image.Image:
-    """The unfolded sheet with its holes, seen from straight above (like the reference's result
-    screenshot), with the grid ids in red when `opts.result_labels`."""
-    require_ok(trace)
-    top = replace(opts, camera_elevation=90.0, camera_azimuth=0.0)
-    result = replace(unfolding_segments(trace, top)[-1], progress=np.zeros(1), hole_scale=np.ones(1), caption="")
-    [frame] = render_segments([result], hole_cuts(trace), top)
+def top_view(opts: AnimationOptions) -> AnimationOptions:
+    """The result image's viewpoint: straight above, unturned."""
+    return replace(opts, camera_elevation=90.0, camera_azimuth=0.0)
+
+
+def result_segment(trace: Trace, opts: AnimationOptions) -> Segment:
+    """The unfolded sheet with every hole, no caption: the result image's one frame."""
+    return replace(unfolding_segments(trace, opts)[-1], progress=np.zeros(1), hole_scale=np.ones(1), holes_open=None,
+                   caption="")
+
+
+def labelled(frame: np.ndarray, opts: AnimationOptions) -> Image.Image:
+    """The result frame with the grid ids in red when `opts.result_labels`."""
     image = Image.fromarray(frame)
     if opts.result_labels:
+        top = top_view(opts)
         draw, font = ImageDraw.Draw(image), _font(round(opts.height * opts.caption_size * 0.6))
         pixels = project(np.c_[CENTROIDS, np.zeros(N_TRIANGLES)], top)
         for grid_id, (x, y) in enumerate(pixels, 1):
@@ -281,35 +455,127 @@ def result_image(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> I
     return image
 
 
+def _result_with(renderer: SheetRenderer, trace: Trace, looks: dict[HoleState, Look]) -> Image.Image:
+    opts = renderer.opts
+    renderer.look_at(top_view(opts))
+    try:
+        [frame] = draw_segments(renderer, [result_segment(trace, opts)], looks)
+    finally:
+        renderer.look_at(opts)
+    return labelled(frame, opts)
+
+
+def result_image(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> Image.Image:
+    """The unfolded sheet with its holes, seen from straight above (like the reference's result
+    screenshot), with the grid ids in red when `opts.result_labels`."""
+    require_ok(trace)
+    looks = segment_looks([result_segment(trace, opts)], hole_cuts(trace), opts)
+    with SheetRenderer(opts) as renderer:
+        return _result_with(renderer, trace, looks)
+
+
 # ---------------------------------------------------------------------------------------------
 # Files
 
 
-def write_mp4(frames: Iterator[np.ndarray], path: str | Path, opts: AnimationOptions) -> int:
-    """Encode frames to an H.264 MP4 atomically (a temp file in the same folder, then os.replace);
-    returns the number of frames. The bytes depend only on the frames and options."""
-    from moviepy.video.io.ffmpeg_writer import FFMPEG_VideoWriter
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".mp4")
+def _temp_name(path: Path) -> Path:
+    """A fresh temp path beside `path`, named `.<name>.<random>.tmp` like foldsim.io's atomic writes
+    (so one sweep finds the leftovers of a killed run)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
-    count = 0
-    try:
+    return Path(tmp)
+
+
+class Mp4Sink:
+    """Frames into an H.264 MP4, atomically: ffmpeg writes a temp file beside `path`, renamed over
+    `path` by `commit()`. The bytes depend only on the frames, the size and the fps."""
+
+    def __init__(self, path: Path, width: int, height: int, fps: int):
+        from moviepy.config import FFMPEG_BINARY  # moviepy's ffmpeg (imageio-ffmpeg's binary)
+
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._tmp = _temp_name(path)
+        command = [FFMPEG_BINARY, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
+                   "-s", f"{width}x{height}", "-r", str(fps), "-i", "-", "-an", "-vcodec", "libx264",
+                   *FFMPEG_PARAMS, str(self._tmp)]
         with warnings.catch_warnings():  # JAX warns on any fork; ffmpeg is fork + exec, which is safe
             warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
-            writer = FFMPEG_VideoWriter(tmp, (opts.width, opts.height), opts.fps, codec="libx264",
-                                        ffmpeg_params=FFMPEG_PARAMS)
-        with writer:
-            for frame in frames:
-                writer.write_frame(frame)
-                count += 1
-        os.chmod(tmp, 0o666 & ~current_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return count
+            self._proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE)
+
+    def write(self, frame: np.ndarray) -> None:
+        try:
+            self._proc.stdin.write(frame.data)  # the array's own buffer: no copy
+        except BrokenPipeError:
+            self._fail()
+
+    def _fail(self) -> None:
+        self._proc.kill()
+        _, error = self._proc.communicate()
+        message = (error or b"").decode(errors="replace").strip().splitlines()
+        raise OSError(f"ffmpeg could not write {self.path.name}: {message[-1] if message else 'it stopped'}")
+
+    def commit(self) -> Path:
+        try:
+            self._proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        error = self._proc.stderr.read()
+        if self._proc.wait() != 0:
+            message = error.decode(errors="replace").strip().splitlines()
+            raise OSError(f"ffmpeg could not write {self.path.name}: {message[-1] if message else 'it failed'}")
+        os.chmod(self._tmp, 0o666 & ~current_umask())
+        with open(self._tmp, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(self._tmp, self.path)
+        return self.path
+
+    def abort(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.communicate()
+        self._tmp.unlink(missing_ok=True)
+
+
+#: the PNG compression of frame files: zlib level 1 writes ~5x faster than Pillow's default 6, for
+#: files about 1.3x larger
+FRAME_PNG_LEVEL = 1
+
+
+class FramesSink:
+    """Frames as `frame_0000.png`, `frame_0001.png`, ... in the folder `path`, atomically: written
+    into a temp folder beside it, which `commit()` renames to `path` (replacing an older folder)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+        os.chmod(self._tmp, 0o777 & ~current_umask())
+        self._count = 0
+
+    def write(self, frame: np.ndarray) -> None:
+        target = self._tmp / frame_name(self._count)
+        Image.fromarray(frame).save(target, format="PNG", compress_level=FRAME_PNG_LEVEL)
+        self._count += 1
+
+    def commit(self) -> Path:
+        old = None
+        if self.path.exists():  # an earlier render: moved aside (a temp name), then removed
+            old = Path(tempfile.mkdtemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"))
+            os.replace(self.path, old / "old")
+        os.replace(self._tmp, self.path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        return self.path
+
+    def abort(self) -> None:
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+def frame_name(index: int) -> str:
+    """The file name of frame `index` (0-based) in a frames folder."""
+    return f"frame_{index:04d}.png"
 
 
 def video_number(item_id: str) -> str:
@@ -325,31 +591,47 @@ def video_paths(out_dir: str | Path, item_id: str) -> dict[str, Path]:
         "folding": root / "folding_videos" / f"PF_{n}_animation.mp4",
         "unfolding": root / "unfolding_videos" / f"UP_{n}_animation.mp4",
         "result": root / "prediction_results" / f"PFHP_{n}_result.png",
+        "folding_frames": root / "folding_frames" / f"PF_{n}",
+        "unfolding_frames": root / "unfolding_frames" / f"UP_{n}",
     }
+
+
+def write_media(trace: Trace, out_dir: str | Path, item_id: str, opts: AnimationOptions = AnimationOptions(), *,
+                video: bool = True, frames: bool = False) -> dict[str, Path]:
+    """Render an item's folding and unfolding animations once each, into MP4s (`video`) and/or frame
+    folders (`frames`), plus the result image; every file and folder appears atomically. Returns the
+    paths written, keyed as `video_paths`. Raises InputError (naming the item) for items the
+    simulator could not answer."""
+    require_ok(trace)
+    paths = video_paths(out_dir, item_id)
+    folding, unfolding = folding_segments(trace, opts), unfolding_segments(trace, opts)
+    looks = segment_looks([*folding, *unfolding, result_segment(trace, opts)], hole_cuts(trace), opts)
+    written: dict[str, Path] = {}
+    with SheetRenderer(opts) as renderer:
+        for kind, segments, fps in (("folding", folding, opts.folding_fps),
+                                    ("unfolding", unfolding, opts.unfolding_video_fps)):
+            sinks: dict[str, Mp4Sink | FramesSink] = {}
+            try:
+                if video:
+                    sinks[kind] = Mp4Sink(paths[kind], opts.width, opts.height, fps)
+                if frames:
+                    sinks[f"{kind}_frames"] = FramesSink(paths[f"{kind}_frames"])
+                for frame in draw_segments(renderer, segments, looks):
+                    for sink in sinks.values():
+                        sink.write(frame)
+                for key, sink in list(sinks.items()):
+                    written[key] = sink.commit()
+                    del sinks[key]
+            finally:
+                for sink in sinks.values():
+                    sink.abort()
+        atomic_write_bytes(paths["result"], png_bytes(_result_with(renderer, trace, looks)))
+        written["result"] = paths["result"]
+    return written
 
 
 def write_videos(trace: Trace, out_dir: str | Path, item_id: str,
                  opts: AnimationOptions = AnimationOptions()) -> dict[str, Path]:
     """Write the folding video, the unfolding video and the result image of one item, atomically.
     Raises InputError (naming the item) for items the simulator could not answer."""
-    require_ok(trace)
-    paths = video_paths(out_dir, item_id)
-    write_mp4(folding_frames(trace, opts), paths["folding"], opts)
-    write_mp4(unfolding_frames(trace, opts), paths["unfolding"], opts)
-    atomic_write_bytes(paths["result"], png_bytes(result_image(trace, opts)))
-    return paths
-
-
-def render_benchmark(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> dict:
-    """Time the 3-D renderer on one item: frames/s of rendering alone (folding + unfolding frames,
-    no encoding) and wall seconds of `write_videos` (both videos and the result image) into a
-    temporary folder. Run it once first to exclude JAX compilation and EGL start-up."""
-    start = time.perf_counter()
-    frames = sum(1 for _ in folding_frames(trace, opts)) + sum(1 for _ in unfolding_frames(trace, opts))
-    render_seconds = time.perf_counter() - start
-    with tempfile.TemporaryDirectory() as folder:
-        start = time.perf_counter()
-        write_videos(trace, folder, trace.config.id or "item", opts)
-        item_seconds = time.perf_counter() - start
-    return {"actions": len(trace.steps), "frames": frames, "render_fps": frames / render_seconds,
-            "item_seconds": item_seconds, "width": opts.width, "height": opts.height, "fps": opts.fps}
+    return write_media(trace, out_dir, item_id, opts, video=True)

@@ -33,7 +33,8 @@ os.environ.setdefault("PYOPENGL_PLATFORM", "egl")  # headless: must precede the 
 
 import pyrender  # noqa: E402
 import trimesh  # noqa: E402
-from pyrender.constants import GLTF  # noqa: E402
+from OpenGL import GL  # noqa: E402
+from pyrender.constants import GLTF, RenderFlags  # noqa: E402
 from pyrender.shader_program import ShaderProgramCache  # noqa: E402
 
 from ..kernels import motion as M  # noqa: E402
@@ -41,6 +42,7 @@ from ..kernels import state as S  # noqa: E402
 from ..kernels.sheet import FLAT_VERTICES, HALF, N_TRIANGLES  # noqa: E402
 from ..trace import Trace  # noqa: E402
 from .images import CENTROIDS  # noqa: E402
+from . import shaders  # noqa: E402
 from .shapes import hole_polygons  # noqa: E402
 
 if TYPE_CHECKING:
@@ -80,6 +82,7 @@ class Cut:
 
     centre: np.ndarray  # float[2]
     polygons: tuple[np.ndarray, ...]  # float[N, 2] each
+    hole: int = 0  # which initial hole (index into the config's holes) the punch made it for
 
 
 def hole_cuts(trace: Trace) -> list[Cut]:
@@ -94,14 +97,14 @@ def hole_cuts(trace: Trace) -> list[Cut]:
     linear = np.asarray(final.linear, np.float32)
     shift = np.asarray(final.shift, np.float32) / HALF
     cuts = []
-    for hole in trace.config.holes:
+    for index, hole in enumerate(trace.config.holes):
         centre = CENTROIDS[hole.location - 1]
         polygons = hole_polygons(hole.shape, hole.size, hole.quarter, centre)
         ends = np.cumsum([1] + [len(polygon) for polygon in polygons])[:-1]  # the centre goes first
         layers = np.flatnonzero(on_grid == hole.location - 1)
         points = np.concatenate([centre[None], *polygons])
         flat = np.asarray(M.unplace(linear[layers, None], shift[layers, None], points[None]))  # [L, N, 2]
-        cuts += [Cut(layer[0], tuple(np.split(layer, ends)[1:])) for layer in flat]
+        cuts += [Cut(layer[0], tuple(np.split(layer, ends)[1:]), index) for layer in flat]
     return cuts
 
 
@@ -116,14 +119,27 @@ def texel(points: np.ndarray, pixels: int) -> np.ndarray:
 def hole_mask(cuts: list[Cut], growth: float, pixels: int = TEXTURE_PIXELS,
               supersample: int = SUPERSAMPLE) -> np.ndarray:
     """uint8[pixels, pixels]: alpha of the flat sheet, 0 inside every cut grown to `growth` of its
-    size about its centre (the punch opening it), 255 elsewhere; the first row is the top edge."""
+    size about its centre (the punch opening it), 255 elsewhere; the first row is the top edge.
+
+    Each cut is drawn `supersample` times finer in a patch around it and averaged down into place
+    (a cut is a few dozen texels wide, so this costs a fraction of drawing the whole sheet finely).
+    """
+    alpha = np.full((pixels, pixels), 255, np.uint8)
     fine = pixels * supersample
-    image = Image.new("L", (fine, fine), 255)
-    draw = ImageDraw.Draw(image)
     for cut in cuts:
-        for polygon in cut.polygons:
-            draw.polygon(texel(cut.centre + growth * (polygon - cut.centre), fine).ravel().tolist(), fill=0)
-    return np.asarray(image.reduce(supersample))
+        polygons = [texel(cut.centre + growth * (polygon - cut.centre), fine) for polygon in cut.polygons]
+        points = np.concatenate(polygons)
+        low = np.clip(np.floor(points.min(0) / supersample).astype(int) - 1, 0, pixels)  # texels, (col, row)
+        high = np.clip(np.ceil(points.max(0) / supersample).astype(int) + 2, 0, pixels)
+        if (high <= low).any():
+            continue
+        patch = Image.new("L", tuple((high - low) * supersample), 255)
+        draw = ImageDraw.Draw(patch)
+        for polygon in polygons:
+            draw.polygon((polygon - low * supersample).ravel().tolist(), fill=0)
+        region = alpha[low[1]:high[1], low[0]:high[0]]
+        np.minimum(region, np.asarray(patch.reduce(supersample)), out=region)
+    return alpha
 
 
 def face_normals(triangles: np.ndarray) -> np.ndarray:
@@ -142,20 +158,34 @@ def _material(colour: tuple[int, int, int], double_sided: bool = False,
                                               doubleSided=double_sided, **masked)
 
 
-def paper_materials(alpha: np.ndarray | None, opts: AnimationOptions) -> Look:
-    """Front and back materials of the paper, cut where `alpha` (a `hole_mask`) is 0; None: uncut."""
+def paper_materials(alpha: np.ndarray | None, opts: AnimationOptions, channels: str = "RGBA") -> Look:
+    """Front and back materials of the paper, cut where `alpha` (a `hole_mask`) is 0; None: uncut.
+    The texture is white with that alpha ("RGBA", what pyrender's shader reads), or the mask alone in
+    its red channel ("R", a quarter of the upload, read by `shaders.FRAGMENT`)."""
     if alpha is None:
         return _material(opts.front_colour), _material(opts.back_colour)
-    white = np.full((*alpha.shape, 3), 255, np.uint8)
+    if channels == "R":
+        source = alpha
+    else:
+        source = np.dstack([np.full((*alpha.shape, 3), 255, np.uint8), alpha])
     clamp = pyrender.Sampler(wrapS=GLTF.CLAMP_TO_EDGE, wrapT=GLTF.CLAMP_TO_EDGE)  # no holes wrapping round
-    holes = pyrender.Texture(source=np.dstack([white, alpha]), source_channels="RGBA", sampler=clamp)
+    holes = pyrender.Texture(source=source, source_channels=channels, sampler=clamp)
     return _material(opts.front_colour, holes=holes), _material(opts.back_colour, holes=holes)
 
 
-def paper_looks(cuts: list[Cut], growths: np.ndarray, opts: AnimationOptions) -> dict[float, Look]:
-    """Paper materials for each hole growth of a video (0: not punched yet), so frames that share a
-    growth share one texture, uploaded once."""
-    return {float(g): paper_materials(hole_mask(cuts, g) if g > 0 else None, opts) for g in np.unique(growths)}
+#: which holes a frame shows: (how many initial holes are punched so far, their growth in [0, 1])
+HoleState = tuple[int, float]
+
+
+def paper_looks(cuts: list[Cut], states: list[HoleState], opts: AnimationOptions,
+                channels: str = "RGBA") -> dict[HoleState, Look]:
+    """Paper materials for each hole state of a video (growth 0 or no hole punched: uncut), so frames
+    that share a state share one texture, uploaded once."""
+    looks = {}
+    for opened, growth in sorted(set(states)):
+        cut = [c for c in cuts if c.hole < opened]
+        looks[opened, growth] = paper_materials(hole_mask(cut, growth) if growth > 0 and cut else None, opts, channels)
+    return looks
 
 
 def paper_mesh(triangles: np.ndarray, materials: Look) -> pyrender.Mesh:
@@ -243,3 +273,139 @@ def build_scene(meshes: list[pyrender.Mesh], opts: AnimationOptions) -> pyrender
     scene.add(camera(opts), pose=pose)
     scene.add(pyrender.DirectionalLight(color=np.ones(3), intensity=opts.light_intensity), pose=pose)
     return scene
+
+
+# ---------------------------------------------------------------------------------------------
+# The fast path: one renderer, scene, set of materials and textures per item; only vertices move
+
+
+def _fast_shaders(folder: Path) -> Path:
+    """`folder` filled with pyrender's shaders, its mesh shaders replaced by `shaders.VERTEX/FRAGMENT`
+    (same uniforms and lighting as pyrender's, lit per vertex; see render/shaders.py)."""
+    shutil.copytree(Path(pyrender.__file__).parent / "shaders", folder, dirs_exist_ok=True)
+    (folder / "mesh.vert").write_text(shaders.VERTEX)
+    (folder / "mesh.frag").write_text(shaders.FRAGMENT.replace("MASK_CUTOFF", repr(MASK_CUTOFF)))
+    return folder
+
+
+class _ColourRenderer(pyrender.Renderer):
+    """pyrender's renderer, reading back only the colour buffer into one reused array (pyrender also
+    reads and linearises the depth buffer on every frame, which the animation never uses)."""
+
+    def _read_main_framebuffer(self, scene, flags):
+        """The resolved colour buffer as H x W x 3 uint8, bottom row first (OpenGL's order), in an
+        array reused by every frame."""
+        width, height = self._main_fb_dims
+        if getattr(self, "_rgb", None) is None or self._rgb.shape[:2] != (height, width):
+            self._rgb = np.empty((height, width, 3), np.uint8)
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self._main_fb_ms)
+        GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, self._main_fb)
+        GL.glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, GL.GL_COLOR_BUFFER_BIT, GL.GL_LINEAR)
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self._main_fb)
+        GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)  # rows of 3 * width bytes, unpadded
+        GL.glReadPixels(0, 0, width, height, GL.GL_RGB, GL.GL_UNSIGNED_BYTE, self._rgb)
+        return self._rgb
+
+
+#: per vertex, as pyrender's Primitive lays out its vertex buffer: position, normal, texture coordinate
+_VERTEX_FLOATS = 3 + 3 + 2
+
+
+class SheetRenderer:
+    """Every frame of an item through one offscreen renderer and one scene: the paper is one mesh
+    (a front and a back primitive) whose vertex buffers are overwritten in place each frame, the
+    crease is a node shown or hidden, the materials (one per hole state, each with its texture)
+    are made once and swapped, and only the colour buffer is read back.
+
+    Use it as a context manager; `frame()` returns H x W x 3 uint8 (a new array per call).
+    """
+
+    def __init__(self, opts: AnimationOptions):
+        self.opts = opts
+        self._offscreen: pyrender.OffscreenRenderer | None = None
+        self._shader_dir: tempfile.TemporaryDirectory | None = None
+        vertices = FRONT_TRIANGLES.reshape(-1, 2)
+        flat = np.c_[vertices, np.zeros(len(vertices))].astype(np.float32)
+        up = np.tile(np.float32([0, 0, 1]), (len(flat), 1))
+        uv = FLAT_UV.reshape(-1, 2).astype(np.float32)
+        plain = paper_materials(None, opts)
+        self._front = pyrender.Primitive(positions=flat, normals=up, texcoord_0=uv, material=plain[0])
+        self._back = pyrender.Primitive(positions=flat[BACK_ORDER], normals=-up, texcoord_0=uv[BACK_ORDER],
+                                        material=plain[1])
+        # the interleaved vertex buffers, texture coordinates filled once
+        self._front_data = np.zeros((len(flat), _VERTEX_FLOATS), np.float32)
+        self._back_data = np.zeros((len(flat), _VERTEX_FLOATS), np.float32)
+        self._front_data[:, 6:] = uv
+        self._back_data[:, 6:] = uv[BACK_ORDER]
+        ambient = [opts.ambient_light] * 3
+        self.scene = pyrender.Scene(bg_color=[c / 255 for c in opts.background_colour] + [1.0], ambient_light=ambient)
+        self.scene.add(pyrender.Mesh([self._front, self._back]))
+        pose = camera_pose(opts)
+        self._camera = self.scene.add(camera(opts), pose=pose)
+        self._light = self.scene.add(pyrender.DirectionalLight(color=np.ones(3), intensity=opts.light_intensity),
+                                     pose=pose)
+        self._crease: pyrender.Node | None = None
+        self._crease_ends: np.ndarray | None = None
+
+    def __enter__(self) -> "SheetRenderer":
+        self._offscreen = pyrender.OffscreenRenderer(self.opts.width, self.opts.height)  # its context is current
+        try:
+            self._shader_dir = tempfile.TemporaryDirectory(prefix="foldsim-shaders-")
+            renderer = _ColourRenderer(self.opts.width, self.opts.height)
+            renderer._program_cache = ShaderProgramCache(shader_dir=_fast_shaders(Path(self._shader_dir.name)))
+            self._offscreen._renderer.delete()
+            self._offscreen._renderer = renderer  # pyrender has no public hook for its renderer class
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Free the GL objects and the context (not via OffscreenRenderer.delete, whose full garbage
+        collection costs ~60 ms per item)."""
+        offscreen, self._offscreen = self._offscreen, None
+        if offscreen is not None and offscreen._platform is not None:
+            offscreen._platform.make_current()
+            offscreen._renderer.delete()
+            offscreen._platform.delete_context()
+            offscreen._renderer = offscreen._platform = None
+        if self._shader_dir is not None:
+            self._shader_dir.cleanup()
+            self._shader_dir = None
+
+    def look_at(self, opts: AnimationOptions) -> None:
+        """Move the camera (and the light, which sits at the camera) to `opts`'s viewpoint."""
+        pose = camera_pose(opts)
+        self.scene.set_pose(self._camera, pose)
+        self.scene.set_pose(self._light, pose)
+
+    def set_paper(self, triangles: np.ndarray, look: Look) -> None:
+        """Place the sheet (`triangles` float[32, 3, 3], vertex order as FRONT_TRIANGLES) and dress it."""
+        vertices = triangles.reshape(-1, 3)
+        normals = np.repeat(face_normals(triangles), 3, axis=0)
+        self._front_data[:, :3], self._front_data[:, 3:6] = vertices, normals
+        self._back_data[:, :3], self._back_data[:, 3:6] = vertices[BACK_ORDER], -normals[BACK_ORDER]
+        self._front.material, self._back.material = look
+        for primitive, data in ((self._front, self._front_data), (self._back, self._back_data)):
+            if primitive._vaid is None:  # not uploaded yet: the first render uploads these
+                primitive.positions, primitive.normals = data[:, :3].copy(), data[:, 3:6].copy()
+            else:  # overwrite the uploaded vertex buffer (pyrender keeps it as the primitive's first)
+                GL.glBindBuffer(GL.GL_ARRAY_BUFFER, primitive._buffers[0])
+                GL.glBufferSubData(GL.GL_ARRAY_BUFFER, 0, data.nbytes, data)
+                GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+
+    def set_crease(self, ends: np.ndarray | None) -> None:
+        """Show the crease rod between `ends` float[2, 3] (rebuilt only when they change), or hide it."""
+        if ends is not None and self._crease_ends is not None and np.array_equal(ends, self._crease_ends):
+            return
+        if self._crease is not None:
+            self.scene.remove_node(self._crease)
+            self._crease, self._crease_ends = None, None
+        if ends is not None:
+            self._crease = self.scene.add(crease_mesh(ends, self.opts))
+            self._crease_ends = np.array(ends)
+
+    def frame(self) -> np.ndarray:
+        """Render the scene as it stands: H x W x 3 uint8, top row first."""
+        rgb = self._offscreen._renderer.render(self.scene, RenderFlags.OFFSCREEN)
+        return np.ascontiguousarray(rgb[::-1])  # top row first: whole rows copied, cheap
