@@ -111,8 +111,7 @@ def test_a_missing_item_is_reported_and_scored_as_missing(prediction, tmp_path):
 
 
 def test_dry_run_counts_and_sends_nothing(prediction, tmp_path):
-    result = invoke("eval", prediction, "--endpoint", "http://127.0.0.1:9", "--model", MODEL, "--task", "prediction",
-                    "--modality", "images", "--out", tmp_path / "run", "--dry-run", "--json")
+    result = invoke("eval", prediction.parent, "--task", "prediction", "--modality", "images", "--dry-run", "--json")
     assert result.exit_code == 0, result.output
     stats = json.loads(result.stdout)
     _, items = dataset_prompts(prediction, "prediction", "images")
@@ -125,7 +124,9 @@ def test_dry_run_counts_and_sends_nothing(prediction, tmp_path):
         expected_images += image_tokens(width, height)
     assert stats["requests"] == 2 and stats["images"] == len(media) and stats["videos"] == 0
     assert stats["estimated_input_tokens"] == math.ceil(text / 4) + expected_images
-    assert not (tmp_path / "run").exists()
+    refused = invoke("eval", prediction, "--task", "prediction", "--modality", "images", "--model", MODEL)
+    assert refused.exit_code == 2
+    assert refused.stderr.strip() == "error: --endpoint: required (only --dry-run runs without it)"
     # OpenAI's worked example: 2048 x 4096 -> 1024 x 2048 -> 768 x 1536 -> 2 x 3 tiles
     assert image_tokens(2048, 4096) == 85 + 170 * 6 and image_tokens(600, 600) == 85 + 170 * 4
     assert image_tokens(4096, 1024, "low") == 85
@@ -134,7 +135,7 @@ def test_dry_run_counts_and_sends_nothing(prediction, tmp_path):
 def test_eval_of_the_published_planning_file_in_both_modes(planning_file, tmp_path):
     """The runner's rows of perfect plans (the file's own) score every plan with at most two
     punches exact, by default and in --compat mentalblackboard."""
-    records = json.loads(planning_file.read_text())[:60]
+    records = json.loads(planning_file.read_text())[:8]
     dataset = tmp_path / "planning.json"
     dataset.write_text(json.dumps(records))
     templates = tmp_path / "templates"
@@ -186,7 +187,7 @@ ANSWERISH = st.recursive(
 
 
 @pytest.mark.fuzz
-@fuzz_settings(0.05)
+@fuzz_settings(0.03)
 @given(payload=ANSWERISH, prose=st.text(max_size=40), fence=st.booleans())
 def test_score_item_never_raises(planning_file, payload, prose, fence):
     record = json.loads(planning_file.read_text())[0]

@@ -88,12 +88,27 @@ AttemptsOption = Annotated[int, typer.Option("--attempts", help="tries per reque
 MAX_ITEM_ERRORS = 50
 
 
+def print_error(message: str) -> None:
+    """One `error:` line (common.error: control characters escaped, so it stays one line)."""
+    from .common import error
+
+    error(message)
+
+
 def _item_error_lines(where: object, errors: dict[str, str]) -> None:
-    """One `error: <where>: <item>: ...` line per failed item (the first MAX_ITEM_ERRORS)."""
+    """One `error: <where>: <item>: ...` line per failed item (the first MAX_ITEM_ERRORS); a
+    dataset folder is named by its data file."""
+    from ..errors import InputError
+    from ..eval.prompts import resolve_dataset
+
+    try:
+        where = resolve_dataset(where) if errors else where
+    except InputError:
+        pass
     for message in list(errors.values())[:MAX_ITEM_ERRORS]:
-        err.print(f"error: {where}: {message}", markup=False)
+        print_error(f"{where}: {message}")
     if len(errors) > MAX_ITEM_ERRORS:
-        err.print(f"error: {where}: ... and {len(errors) - MAX_ITEM_ERRORS} more failed items", markup=False)
+        print_error(f"{where}: ... and {len(errors) - MAX_ITEM_ERRORS} more failed items")
 
 
 def _request_options(model, max_tokens, temperature, detail, media_base):
@@ -135,7 +150,9 @@ def requests(
     """Write a provider's batch request file for every item of a dataset."""
     from ..errors import InputError
     from ..eval.requests import write_requests
+    from .common import check_output_path
 
+    check_output_path(out_path, "file")
     try:
         bar, advance = counting_bar("building requests", "requests", console=err)
         with bar:
@@ -179,7 +196,9 @@ def run(
     """Ask an OpenAI-compatible endpoint about every item; each answer is appended as it arrives."""
     from ..errors import InputError
     from ..eval.runner import run_dataset
+    from .common import check_output_path
 
+    check_output_path(out_path, "file")
     try:
         report = run_dataset(dataset, task, modality, out_path, console=err, templates=templates, system=system,
                              endpoint=_endpoint(endpoint, api_key_env, concurrency, timeout, attempts),
@@ -204,8 +223,7 @@ def _print_run(report, dataset: Path, as_json: bool) -> None:
     _item_error_lines(dataset, report.prompt_errors)
     _item_error_lines(report.out, {i: f"{i}: request failed: {m}" for i, m in report.failed.items()})
     if report.interrupted:
-        err.print(f"error: interrupted; run the same command again to resume ({report.out} keeps every answer so far)",
-                  markup=False)
+        print_error(f"interrupted; run the same command again to resume ({report.out} keeps every answer so far)")
 
 
 def _run_exit_code(report) -> int:
@@ -217,12 +235,12 @@ def _run_exit_code(report) -> int:
 @app.command(name="eval")
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="a MentalBlackboard-format file (or its folder) with its media beside it")],
-    endpoint: Annotated[str, typer.Option("--endpoint", help="OpenAI-compatible server, e.g. http://localhost:8000")],
-    model: Annotated[str, typer.Option("--model", help="model name the server knows")],
     task: TaskOption,
     modality: ModalityOption,
-    out_dir: Annotated[Path, typer.Option("--out", help="folder for eval.json, answers.jsonl and score.json")],
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="count requests, images and input tokens; send nothing")] = False,
+    endpoint: Annotated[str | None, typer.Option("--endpoint", help="OpenAI-compatible server, e.g. http://localhost:8000")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="model name the server knows")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="folder for eval.json, answers.jsonl and score.json")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="count requests, images and input tokens; send nothing (no --endpoint, --model, --out needed)")] = False,
     concurrency: ConcurrencyOption = 8,
     api_key_env: ApiKeyEnvOption = None,
     timeout: TimeoutOption = 600.0,
@@ -242,6 +260,13 @@ def eval_command(
     from ..eval.scoring import render_report
 
     options = _request_options(model, max_tokens, temperature, detail, media_base)
+    missing = [name for name, value in (("--endpoint", endpoint), ("--model", model), ("--out", out_dir)) if value is None]
+    if missing and not dry_run:
+        fail(f"{missing[0]}: required (only --dry-run runs without it)")
+    if not dry_run:
+        from .common import check_output_path
+
+        check_output_path(out_dir, "dir")
     try:
         if dry_run:
             stats = pipeline.dry_run(dataset, task, modality, options=options.check("chat"), templates=templates,
