@@ -450,7 +450,10 @@ def write_requests(dataset: str | Path, task: str, modality: str, provider: str,
                 report.failed[item.id] = item.error
                 continue
             check_media(item.messages, provider)
-            ready.append(item) if provider == "anthropic" else writer.add(REQUEST_OF[provider](item.id, item.messages, options))
+            if provider == "anthropic":  # written once every id is known (some may need mapping)
+                ready.append(item)
+            else:
+                writer.add(REQUEST_OF[provider](item.id, item.messages, options))
             report.requests += 1
         if provider == "anthropic":
             mapping = anthropic_ids(item.id for item in ready)

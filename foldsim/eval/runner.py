@@ -424,6 +424,8 @@ def run_dataset(dataset: str | Path, task: str, modality: str, out: str | Path, 
     """Ask an OpenAI-compatible endpoint about every item of a dataset, resumably (see the
     module docstring). Items that cannot be prompted are reported, not sent."""
     options = options.check("chat")
+    if not options.model:
+        raise InputError("a chat request names its model: give --model", field="--model")
     jobs, errors = dataset_jobs(dataset, task, modality, options=options, templates=templates, system=system)
     report = RunReport(Path(out), items=len(jobs) + len(errors), prompt_errors=errors)
     return run_jobs(jobs, out, endpoint, console=console, report=report)
