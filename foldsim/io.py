@@ -68,6 +68,10 @@ def read_text(path: str | Path) -> str:
 def decode_text(data: bytes, name: str) -> str:
     """`read_text` on bytes already read; `name` names the source in errors."""
     bom, codec = next(((b, c) for b, c in BOM_CODECS if data.startswith(b)), (b"", "utf-8"))
+    nul = data.find(b"\x00") if codec == "utf-8" else -1  # in UTF-8 a NUL byte is U+0000, never text
+    if nul >= 0:
+        raise InputError(f"NUL byte at byte offset {nul}: UTF-16 without a byte-order mark, or not "
+                         "text at all (save the file as UTF-8)", item=name)
     try:
         text = data[len(bom):].decode(codec)
     except UnicodeDecodeError as err:
@@ -75,11 +79,6 @@ def decode_text(data: bytes, name: str) -> str:
         what = "UTF-8" if not bom else f"{codec.upper()[:6]} (as its byte-order mark says)"
         raise InputError(f"not {what}: byte 0x{data[offset]:02x} at byte offset {offset} "
                          "(save the file as UTF-8)", item=name) from None
-    nul = text.find("\x00")
-    if nul >= 0:
-        offset = len(bom) + len(text[:nul].encode(codec))
-        raise InputError(f"NUL byte at byte offset {offset}: UTF-16 without a byte-order mark, or not "
-                         "text at all (save the file as UTF-8)", item=name)
     return text
 
 
@@ -103,14 +102,18 @@ def parse_records(text: str, name: str, *, jsonl: bool = False) -> list:
         raise InputError("empty file, not a JSON array of records", item=name)
     try:
         data = loads_bounded(stripped)
-    except RecursionError:
-        raise InputError(f"nested deeper than {sys.getrecursionlimit()} levels, more than can be read", item=name) from None
-    except json.JSONDecodeError as err:
+    except (json.JSONDecodeError, RecursionError) as err:
+        if isinstance(err, RecursionError):
+            whole = f"nested deeper than {sys.getrecursionlimit()} levels, more than can be read"
+        else:
+            whole = f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}"
         if stripped.startswith("[") and not jsonl:
-            raise InputError(f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}", item=name) from None
-        records = _jsonl_records(stripped)
+            raise InputError(whole, item=name) from None
+        records = _jsonl_records(text)  # not `stripped`: line numbers count from the file's first line
         if all(isinstance(r, UnreadableRecord) for r in records):
-            raise InputError(f"not JSON, and not JSON Lines either: {records[0].item}: {records[0].message}", item=name) from None
+            if isinstance(err, json.JSONDecodeError):
+                whole = f"not JSON, and not JSON Lines either: {records[0].item}: {records[0].message}"
+            raise InputError(whole, item=name) from None
         return records
     if isinstance(data, dict):
         return [data]
@@ -137,9 +140,11 @@ def _bounded_int(digits: str) -> int | OversizedNumber:
 
 
 def _jsonl_records(text: str) -> list:
-    """One record per non-blank line; a line that is not JSON becomes an UnreadableRecord."""
+    """One record per non-blank line; a line that is not JSON becomes an UnreadableRecord. Lines end
+    at "\n" only: str.splitlines would also cut at U+2028 and other separators that JSON strings
+    may hold unescaped."""
     records: list = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
@@ -152,13 +157,13 @@ def _jsonl_records(text: str) -> list:
 
 
 def record_name(record: object, index: int | None = None) -> str:
-    """How errors name a record: its id (a string or an integer), else its JSON Lines line, else its
-    position ("item 3")."""
+    """How errors name a record: its id (a non-blank string or an integer), else its JSON Lines line,
+    else its position ("item 3")."""
     if isinstance(record, UnreadableRecord):
         return record.item
     if isinstance(record, dict):
         value = record.get("id")
-        if isinstance(value, str):
+        if isinstance(value, str) and value.strip():
             return value
         if isinstance(value, int):
             return value_text(value)

@@ -91,7 +91,7 @@ def encode_row(config: Config) -> Row:
         try:
             quarters.append(hole.quarter)
             parse_location(hole.location)
-        except (InputError, KeyError):
+        except (InputError, KeyError, AttributeError, TypeError):  # AttributeError: not a Hole at all
             raise InputError(f"not a valid hole: {describe(hole)}", item=config.id, field=f"holes[{i}]") from None
     return Row(actions, [h.location - 1 for h in config.holes], quarters)
 

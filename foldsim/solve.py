@@ -306,7 +306,10 @@ def search(tasks: Sequence[PlanningTask], *, on_progress: Progress | None = None
     """Search every searchable task, a block of tasks of one fold count at a time. Yields
     (task indices, their SequenceTable, Targets, Punches, Found), task indices in Found being
     positions within the block."""
-    tables = sequence_tables([t.folds for t in tasks if not _task_error(t)])
+    searchable = [t.folds for t in tasks if not _task_error(t)]
+    if not searchable:  # nothing to fold (and no empty table to build)
+        return
+    tables = sequence_tables(searchable)
     for folds, table in tables.items():
         todo = [i for i, t in enumerate(tasks) if not _task_error(t) and t.folds == folds]
         for start in range(0, len(todo), BLOCK_TASKS):

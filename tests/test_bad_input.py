@@ -209,6 +209,7 @@ LATIN1 = json.dumps([{**GOOD_A, "id": "café"}], ensure_ascii=False).encode("lat
 WHOLE_FILE_CASES = [
     ("latin1.json", LATIN1, f"not UTF-8: byte 0xe9 at byte offset {LATIN1.index(b'caf') + 3} (save the file as UTF-8)"),
     ("utf16-no-bom.json", TWO_GOOD.encode("utf-16-le"), "NUL byte at byte offset 1: UTF-16 without a byte-order mark"),
+    ("utf16-no-bom-accents.json", "[\u00e9".encode("utf-16-be"), "NUL byte at byte offset 0: UTF-16 without a byte-order mark"),
     ("bad-utf16.json", codecs.BOM_UTF16_LE + b"[\x00\x00\xdc", "not UTF-16 (as its byte-order mark says): byte 0x00 at byte offset 4"),
     ("empty.json", b"", "empty file, not a JSON array of records"),
     ("blank.json", b" \n\t\n", "empty file, not a JSON array of records"),
@@ -414,6 +415,10 @@ def test_solve_reports_each_bad_task_and_solves_the_others(tmp_path):
         "ellipse, rectangle, triangle, trapezoid, star, letter, text)",
         f"error: {path}: item 5: a record must be an object, got a string",
     ]
+    only_bad = tmp_path / "only-bad.json"  # nothing left to search: still one line per task, exit 1
+    only_bad.write_text(json.dumps(bad[:2]))
+    done = invoke("solve", str(only_bad))
+    assert done.exit_code == EXIT_ITEMS and len(error_lines(done)) == 2
     human = invoke("solve", str(path))
     assert human.exit_code == EXIT_ITEMS and "5 tasks could not be read" in human.stdout
     assert invoke("solve", str(tmp_path / "nope.json")).exit_code == EXIT_USAGE
