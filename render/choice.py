@@ -17,6 +17,7 @@ root (`media_paths`):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,12 +44,17 @@ CUE_FRAME = (200, 120, 0)
 
 def media_paths(task: str, record_id: str, item_id: str, labels: Sequence[str], *, cue: bool = False) -> dict:
     """The record's media fields (paths relative to the dataset root) for a choice, split or
-    plan-choice record `record_id` of item `item_id` (cue variants of an item share its options)."""
+    plan-choice record `record_id` of item `item_id` (cue variants of an item share its options
+    and its folding video). `optionImgs` lists the option images in label order."""
     folder = f"choice_options/{item_id}"
     fields: dict = {"questionImg": f"choice_questions/{record_id}.png",
-                    "optionImgs": {label: f"{folder}/{item_id}_option_{label}.png" for label in labels}}
+                    "optionImgs": [f"{folder}/{item_id}_option_{label}.png" for label in labels]}
     if task == "plan-choice":
         fields["targetImg"] = f"{folder}/{item_id}_target.png"
+    else:
+        from .animation import video_paths
+
+        fields["foldingVideo"] = video_paths(Path(), item_id)["folding"].as_posix()
     if cue:
         fields["cueImg"] = f"img_text_outputs/{record_id}/img/{record_id}_cue.png"
     return fields
@@ -168,26 +174,34 @@ def plan_question(record: dict, strips: dict[str, Image.Image]) -> Image.Image:
 # -- text ---------------------------------------------------------------------------------------------
 
 
+def holes_text(holes) -> str:
+    """A drawing in text: its grid, then its holes one per line with their directions (a grid
+    shows no directions, and options may differ in directions only)."""
+    lines = "\n".join("- " + json.dumps(hole.to_dict()) for hole in holes)
+    return f"{grid_text(grid_chars(all_paper(), holes))}\nIts holes:\n{lines}"
+
+
 def options_text(record: dict) -> str:
-    """Every option as a text grid of the unfolded sheet, `Option A:` first."""
-    blocks = [f"Option {label}:\n{grid_text(grid_chars(all_paper(), holes))}" for label, holes in option_holes(record).items()]
-    return "\n\n".join(blocks)
+    """Every option as text (`holes_text`), `Option A:` first."""
+    return "\n\n".join(f"Option {label}:\n{holes_text(holes)}" for label, holes in option_holes(record).items())
 
 
-def plan_options_text(record: dict) -> str:
-    """The target grid, then every option's codes and the grid after each of its folds."""
-    target = grid_text(grid_chars(all_paper(), parse_holes(record["resultHoles"], "resultHoles")))
-    blocks = [f"Target:\n{target}"]
-    for option in record["options"]:
+def plan_options_text(record: dict, papers: Sequence[Sequence[np.ndarray]]) -> str:
+    """The target grid, then every option's codes and the grid after each of its folds (`papers`:
+    per option, the bool[32] paper after each fold)."""
+    blocks = [f"Target:\n{holes_text(parse_holes(record['resultHoles'], 'resultHoles'))}"]
+    for option, steps in zip(record["options"], papers):
         codes = [code_of_entry(e) for e in option["foldingTypes"]]
-        history = trace(Config.from_codes(codes))
-        grids = "\n".join(f"After {code}:\n{grid_text(grid_chars(history.paper(k)))}" for k, code in enumerate(codes, 1))
+        grids = "\n".join(f"After {code}:\n{grid_text(grid_chars(paper))}" for code, paper in zip(codes, steps))
         blocks.append(f"Option {option['label']}: {', '.join(codes)}\n{grids}")
     return "\n\n".join(blocks)
 
 
 def cue_text(cue: dict) -> str:
-    return f"The paper after step {cue['step']}:\n{cue['grid']}"
+    """The cue as text ("" for no cue): the folded paper after its step, as a grid."""
+    if (cue or {}).get("kind", "none") == "none":
+        return ""
+    return f"Hint: the folded paper after step {cue['step']}:\n{cue['grid']}"
 
 
 # -- files ----------------------------------------------------------------------------------------------
@@ -210,14 +224,14 @@ def render_choice_media(record: dict, out_dir: str | Path, modalities: Sequence[
     if record.get("taskType") == "PlanChoice":
         strips = {o["label"]: plan_strip([code_of_entry(e) for e in o["foldingTypes"]]) for o in record["options"]}
         if "images" in modalities:
-            for label, strip in strips.items():
-                _write_png(root, record["optionImgs"][label], strip, written)
+            for path, strip in zip(record["optionImgs"], strips.values()):
+                _write_png(root, path, strip, written)
             target = sheet_image(all_paper(), parse_holes(record["resultHoles"], "resultHoles"))
             _write_png(root, record["targetImg"], target, written)
             _write_png(root, record["questionImg"], plan_question(record, strips), written)
         if "text" in modalities:
             path = text_dir(root, item_id) / f"{item_id}_textual_options.txt"
-            atomic_write_text(path, plan_options_text(record))
+            atomic_write_text(path, record["optionsText"])
             written.append(path)
         return written
     history = trace(record)
@@ -229,33 +243,34 @@ def render_choice_media(record: dict, out_dir: str | Path, modalities: Sequence[
     if "images" in modalities:
         for name, image in step_images(history, item_id)[:-1]:  # never the result image
             _write_png(root, f"img_text_outputs/{item_id}/img/{name}", image, written)
-        images = {record["option"]: record["optionImg"]} if "option" in record else record["optionImgs"]
-        for label, holes in option_holes(record).items():
-            _write_png(root, images[label], option_image(holes), written)
+        images = [record["optionImg"]] if "option" in record else record["optionImgs"]
+        for path, holes in zip(images, option_holes(record).values()):
+            _write_png(root, path, option_image(holes), written)
         _write_png(root, record["questionImg"], choice_question(record, history), written)
         if has_cue:
             cue_name = record.get("cueImg") or f"img_text_outputs/{item_id}/img/{item_id}_cue.png"
             _write_png(root, cue_name, sheet_image(cue_paper(cue), (), ImageStyle().width // 3), written)
     if "text" in modalities:
         folder = text_dir(root, item_id)
+        options = record["optionText"] if "option" in record else record["optionsText"]
         files = {folder / f"{item_id}_textual_steps.txt": steps_text(history),
-                 folder / f"{item_id}_textual_options.txt": options_text(record)}
+                 folder / f"{item_id}_textual_options.txt": options}
         if has_cue:
-            files[folder / f"{item_id}_textual_cue.txt"] = cue_text(cue)
+            files[folder / f"{item_id}_textual_cue.txt"] = record["cueText"]
         for path, content in files.items():
             atomic_write_text(path, content)
             written.append(path)
-    if "video" in modalities:
-        written.append(write_folding_video(history, root, item_id, animation))
+    if "video" in modalities:  # one folding video per item, shared by its cue variants and split rows
+        written.append(write_folding_video(history, root, record["foldingVideo"], animation))
     return written
 
 
-def write_folding_video(history, root: Path, item_id: str, animation=None) -> Path:
+def write_folding_video(history, root: Path, relative: str, animation=None) -> Path:
     """The folding video alone (the unfolding video would show the answer)."""
-    from .animation import AnimationOptions, Mp4Sink, folding_frames, video_paths
+    from .animation import AnimationOptions, Mp4Sink, folding_frames
 
     opts = animation or AnimationOptions()
-    path = video_paths(root, item_id)["folding"]
+    path = root / relative
     sink = Mp4Sink(path, opts.width, opts.height, opts.folding_fps)
     try:
         for frame in folding_frames(history, opts):

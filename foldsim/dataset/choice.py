@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..codes import action_code, entry_of_code
+from ..codes import action_code, code_of_entry, entry_of_code
 from ..config import Config
 from ..errors import InputError
 from ..kernels import actions as A
@@ -331,6 +331,7 @@ def choice_records(options) -> list[dict]:
     numbers = [options.first_id + k for k in range(len(chosen))]
     configs = [replace(item.config, id=f"PFHP_{n}") for item, n in zip(chosen, numbers)]
     grids = cue_grids(chosen)
+    plan_papers = plan_option_papers(chosen, configs) if task == "plan-choice" else {}
     records = []
     for item, config, grid in zip(chosen, configs, grids):
         base = {
@@ -354,8 +355,45 @@ def choice_records(options) -> list[dict]:
                 record["cue"] = cue_field(cue, item, grid)
             record["level"] = level
             record.update(media_fields(task, rid, config.id, labels, cue != "none"))
+            record.update(prompt_texts(record, plan_papers.get(config.id)))
             records += split_rows(record, config.id) if task == "split" else [record]
     return records
+
+
+def prompt_texts(record: dict, papers) -> dict[str, str]:
+    """The text-modality views of a record (prompt templates show them with `record.FIELD`):
+    `optionsText` (every option as a labelled grid; plan-choice: the target and each option's
+    codes and grids) and `cueText` (the cue's grid, "" without a cue). None of them holds an
+    error model or the answer."""
+    from ..render.choice import cue_text, options_text, plan_options_text
+
+    if record["taskType"] == "PlanChoice":
+        return {"optionsText": plan_options_text(record, papers)}
+    return {"optionsText": options_text(record), "cueText": cue_text(record.get("cue"))}
+
+
+def plan_option_papers(chosen: Sequence[Chosen], configs: Sequence[Config]) -> dict[str, list[list[np.ndarray]]]:
+    """Per plan-choice item: for every option, the paper (bool[32]) after each of its folds; one
+    batched kernel call for all."""
+    rows = D.Rows()
+    shape = []
+    for i, item in enumerate(chosen):
+        shape.append([])
+        for option in item.options:
+            codes = [code_of_entry(e) for e in option["foldingTypes"]]
+            row = D.Items.of_configs([Config.from_codes(codes)]).actions[0]
+            n = int((row != A.NOOP).sum())
+            shape[-1].append(n)
+            for k in range(1, n + 1):
+                rows.append(i, "prefix", {}, np.where(np.arange(D.WIDTH) < k, row, A.NOOP), ())
+    layers = D.run_variants(rows).layers if len(rows) else np.zeros((0, 32))
+    out, v = {}, 0
+    for config, counts in zip(configs, shape):
+        out[config.id] = []
+        for n in counts:
+            out[config.id].append([layers[v + k] > 0 for k in range(n)])
+            v += n
+    return out
 
 
 TASK_TYPE = {"choice": "Choice", "split": "Split", "plan-choice": "PlanChoice"}
@@ -368,7 +406,7 @@ def split_rows(record: dict, item_id: str) -> list[dict]:
         row = {"id": f"{record['id']}_{option['label']}", "taskType": "Split", "item": record["id"],
                "option": option["label"], "answer": "yes" if option["label"] == record["answer"] else "no"}
         row.update({k: v for k, v in record.items() if k not in ("id", "taskType", "options", "answer",
-                                                                 "questionImg", "optionImgs")})
+                                                                 "questionImg", "optionImgs", "optionsText")})
         row["optionHoles"] = option["resultHoles"]
         row["error"] = option["error"]
         for key in ("errorDetail", "errorConfig", "sharedHoles"):
@@ -377,7 +415,9 @@ def split_rows(record: dict, item_id: str) -> list[dict]:
         if "cue" in record and record["cue"]["kind"] != "none":
             row["cue"] = {**record["cue"], "impliedAnswer": "yes" if record["cue"]["impliedAnswer"] == option["label"] else "no"}
         row["questionImg"] = f"choice_questions/{row['id']}.png"
-        row["optionImg"] = record["optionImgs"][option["label"]]
+        row["optionImg"] = record["optionImgs"][ord(option["label"]) - ord("A")]
+        row["optionText"] = next(block for block in record["optionsText"].split("\n\n")
+                                 if block.startswith(f"Option {option['label']}:"))
         rows.append(row)
     return rows
 

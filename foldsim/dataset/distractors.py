@@ -582,7 +582,8 @@ def option_entry(label: str, candidate: Candidate | None, truth_keys: tuple[int,
     if candidate is not None:
         entry["errorDetail"] = candidate.detail
         entry["sharedHoles"] = candidate.shared
-        if rows.plain_config[candidate.row]:
+        if rows.plain_config[candidate.row] and len(rows.config(candidate.row).actions):
+            # (a wrong crease of a one-fold item leaves no action: no benchmark record can hold it)
             config = rows.config(candidate.row)
             entry["errorConfig"] = {"foldingTypes": [entry_of_code(c) for c in config.actions],
                                     "initialHoles": [h.to_dict() for h in config.holes]}

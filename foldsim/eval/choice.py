@@ -59,6 +59,9 @@ _OPTION_MARKERS = frozenset({"option", "choice"})
 _FILLERS = frozenset({":", "=", "-", "is", "would", "be", "the", "correct", "final", "my", "(", "[", "*", "_", '"',
                       "'", "`", "#", ">", "option", "choice", "letter", "label", "it", "s", "\\", "boxed", "{", "$"})
 _MAX_FILLERS = 6
+#: words after a capital "A" that make it a label, not the article ("A or C", "A is right")
+_NOT_AFTER_ARTICLE = frozenset({"or", "and", "is", "was", "seems", "looks", "matches", "fits", "would", "could",
+                                "should", "because", "since", "as", "vs", "versus", "nor", "then", "too", "also"})
 MAX_TEXT_CHARS = 200_000  # longer responses are cut to their last part (the answer comes last)
 
 
@@ -108,8 +111,8 @@ class _Reader:
         next_is_word = following[:1].isalpha()
         if token.islower():  # "a" is an article unless a marker introduced it and no word follows
             return token.upper() if after_marker and not next_is_word else None
-        if token == "A" and next_is_word and following[:1].islower() and not after_marker:
-            return None
+        if token == "A" and following[:1].islower() and following not in _NOT_AFTER_ARTICLE and not after_marker:
+            return None  # "A mirrored sheet": the article
         return token
 
     def after_markers(self, tokens: Sequence[str], markers: frozenset[str]) -> list[str]:
