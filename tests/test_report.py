@@ -226,9 +226,12 @@ def test_marks_pair_duplicates_and_unplaced_holes():
     assert sorted(m.kind for m in compare_holes(truth, said[:2], with_direction=False)) == ["match", "match"]
 
 
-def test_right_marks_equal_the_scorers_matched_holes(planning_report, small_report):
-    """Every item, every model: the holes drawn as right are exactly the scorer's matched count."""
-    for _, data in (planning_report, small_report):
+def test_right_marks_equal_the_scorers_matched_holes(planning_report, small_report, small):
+    """Every item, every model: the holes drawn as right are exactly the scorer's matched count
+    (planning: the replayed plans; text: directions ignored)."""
+    text = build_report(small["dataset"], [small["flawed"]], task="text")
+    assert text.models[0].scores[SMALL_IDS[0]].exact  # a wrong direction does not count in text
+    for data in (planning_report[1], small_report[1], text):
         for m, model in enumerate(data.models):
             scores = {s.id: s for s in model.report.items}
             for item in data.items:
@@ -315,7 +318,7 @@ def test_max_items_bounds_the_browser_not_the_metrics(small, tmp_path):
     data = build_report(small["dataset"], [small["flawed"]], max_items=3)
     out = write_page(data, tmp_path / "page.html")
     assert len(items_of(check_page(out))) == 3
-    assert data.models[0].report.counts["items"] == 7
+    assert data.models[0].report.counts["items"] == 8  # the unreadable record counts, as a failure
     assert "first 3 of 8" in out.read_text()
 
 
@@ -394,3 +397,118 @@ def test_cli_browse(small, tmp_path, capsys):
     (tmp_path / "file").write_text("")
     code, _, stderr = run_cli(["browse", good, "--out", tmp_path / "file"], capsys)
     assert code == 2 and "is a file" in stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# the choice tasks (scored by foldsim.eval.choice): hand-made records in the generator's format
+
+
+def _moved(holes: list[dict], step: int = 1) -> list[dict]:
+    out = copy.deepcopy(holes)
+    out[0]["location"] = (out[0]["location"] + step - 1) % 32 + 1
+    return out
+
+
+def _turned(holes: list[dict]) -> list[dict]:
+    out = copy.deepcopy(holes)
+    for hole in out:
+        if hole["shape"] in ("triangle", "trapezoid", "star", "letter", "text"):
+            hole["direction"] = (hole["direction"] + 90) % 360
+    return out
+
+
+def make_choice(folder: Path, generalization_file: Path, planning_file: Path) -> dict:
+    """choice (3 items x 2 cue conditions), split rows of the same items, plan-choice (3 items), and
+    per task a perfect answers file and an always-A one (one answer naming two letters)."""
+    by_id = {r["id"]: r for r in read_records(generalization_file)}
+    choice = []
+    for n, item_id in enumerate(("PFHP_803_shape", "PFHP_705_shape", "PFHP_401_shape")):
+        base = copy.deepcopy(by_id[item_id])
+        truth = base["resultHoles"]
+        options = [{"label": "A", "resultHoles": _moved(truth), "error": "wrong_crease", "errorDetail": {"step": 1}},
+                   {"label": "B", "resultHoles": _turned(truth), "error": "wrong_direction"},
+                   {"label": "C", "resultHoles": truth[1:], "error": "missing_layer"},
+                   {"label": "D", "resultHoles": _moved(truth, 3), "error": "pattern_turned"}]
+        right = "BCD"[n]  # the right answer takes the place of one distractor
+        options["ABCD".index(right)] = {"label": right, "resultHoles": truth, "error": None}
+        for cue in ("none", "counterfactual"):
+            record = {**base, "id": f"C{n}_{cue}", "taskType": "Choice", "options": options, "answer": right,
+                      "level": 2 + n}
+            record["cue"] = {"kind": "none"} if cue == "none" else {
+                "kind": cue, "step": 1, "grid": "1111\n0000", "impliedAnswer": "A"}
+            choice.append(record)
+    split = []
+    for record in choice[::2]:
+        for option in record["options"]:
+            row = {k: v for k, v in record.items() if k not in ("id", "taskType", "options", "answer")}
+            split.append({**row, "id": f"{record['id']}_{option['label']}", "taskType": "Split", "item": record["id"],
+                          "option": option["label"], "answer": "yes" if option["label"] == record["answer"] else "no",
+                          "optionHoles": option["resultHoles"], "error": option["error"]})
+    plans = read_records(planning_file)
+    plan_choice = []
+    for n, plan in enumerate(plans[300:303]):  # one fold each
+        other = plans[301 + n]["foldingTypes"]
+        options = [{"label": "A", "foldingTypes": plan["foldingTypes"], "error": None, "producesTarget": True},
+                   {"label": "B", "foldingTypes": other, "error": "replaced_fold", "producesTarget": False}]
+        plan_choice.append({**plan, "taskType": "PlanChoice", "options": options, "answer": ["A"]})
+    files = {}
+    for task, records, yes in (("choice", choice, None), ("split", split, "yes"), ("plan-choice", plan_choice, None)):
+        dataset = folder / f"{task}.json"
+        dataset.write_text(json.dumps(records))
+        right = [r["answer"][0] if isinstance(r["answer"], list) else r["answer"] for r in records]
+        perfect = [{"id": r["id"], "response": f"Answer: {a}"} for r, a in zip(records, right)]
+        always = [{"id": r["id"], "response": yes or "The answer is (A)."} for r in records]
+        always[-1] = {"id": records[-1]["id"], "response": "**A** or maybe **C**" if not yes else "yes and no"}
+        (folder / f"{task}-perfect.json").write_text(json.dumps(perfect))
+        (folder / f"{task}-always.json").write_text(json.dumps(always))
+        files[task] = (dataset, folder / f"{task}-perfect.json", folder / f"{task}-always.json")
+    return files
+
+
+@pytest.fixture(scope="module")
+def choice_files(tmp_path_factory, generalization_file, planning_file) -> dict:
+    return once("choice", lambda: make_choice(tmp_path_factory.mktemp("choice"), generalization_file, planning_file))
+
+
+def test_choice_report_confusion_cues_and_options(choice_files, tmp_path):
+    dataset, perfect, always = choice_files["choice"]
+    out = tmp_path / "choice.html"
+    data = write_report(dataset, [perfect, always], out, names=["perfect", "always A"], draw_limit=0)
+    assert data.task == "choice"  # from the records' taskType
+    root = check_page(out)
+    text = out.read_text()
+    metrics = {m.name: m.report.metrics for m in data.models}
+    assert metrics["perfect"]["accuracy"] == 1.0 and metrics["perfect"]["chance"] == pytest.approx(0.25)
+    assert "chance" in text and "error-model confusion" in text and "reliance" in text
+    alts = [i.attrs.get("alt") for i in root.find_all("img")]
+    assert "accuracy by cue condition" in alts and any(a.startswith("error-model confusion") for a in alts)
+    items = items_of(root)
+    assert set(items) == {r.id for r in data.items} and len(items) == 6
+    card = items["C0_none"]  # right answer B: always-A chose the wrong_crease option
+    options = [f for f in card.find_all("figure") if "option" in f.classes()]
+    assert len(options) == 4 and sum("right" in f.classes() for f in options) == 1
+    assert card.attrs["data-v0"] == "correct" and card.attrs["data-v1"] == "wrong"
+    chosen = marks_in(card, 1)
+    assert "missing" in chosen and "extra" in chosen  # option A moved a hole
+    assert "chose A: wrong_crease" in text
+    assert items["C2_counterfactual"].attrs["data-v1"] == "unreadable"  # two letters named
+    assert "names more than one answer" in text
+    assert "cue: counterfactual folded state after step 1, implying A" in text
+
+
+def test_split_and_plan_choice_reports(choice_files, tmp_path):
+    dataset, perfect, always = choice_files["split"]
+    data = write_report(dataset, [perfect, always], tmp_path / "split.html", draw_limit=0)
+    root = check_page(tmp_path / "split.html")
+    assert data.task == "split" and len(items_of(root)) == 12
+    assert data.models[0].report.metrics["item_accuracy"] == 1.0
+    for article in items_of(root).values():
+        assert len([f for f in article.find_all("figure") if "option" in f.classes()]) == 1
+    dataset, perfect, always = choice_files["plan-choice"]
+    data = write_report(dataset, [perfect, always], tmp_path / "plan.html", draw_limit=0)
+    root = check_page(tmp_path / "plan.html")
+    assert data.task == "plan-choice"
+    for item in data.items:
+        right = [o for o in item.options if o.right]
+        assert right and {m.kind for m in right[0].marks} == {"match"}  # the published plan replays to its target
+        assert item.options[1].detail.startswith("folds ")

@@ -8,10 +8,12 @@ from typing import Annotated
 
 import typer
 
+from ..eval.report.limits import DRAW_LIMIT, MAX_ITEMS
 from .common import app, check_output_path, err, fail, item_errors, items_exit_code, out, write_output
 
 TaskOption = Annotated[str | None, typer.Option(
-    "--task", help="prediction | backward | text | generalization | planning (default: from the records; text must be named)")]
+    "--task", help="prediction | backward | text | generalization | planning | choice | split | plan-choice "
+                   "(default: from the records; text must be named)")]
 DrawLimitOption = Annotated[int, typer.Option(
     "--draw-limit", help="draw missing step images when the page holds at most this many items")]
 MaxItemsOption = Annotated[int, typer.Option(
@@ -46,8 +48,8 @@ def report(
     names: Annotated[list[str] | None, typer.Option("--name", help="a model's name, once per answers file, in order")] = None,
     assets: Annotated[bool, typer.Option(
         "--assets", help="media as files in <page>_files/ beside the page, not inside it (no size bound)")] = False,
-    draw_limit: DrawLimitOption = 100,
-    max_items: MaxItemsOption = 2000,
+    draw_limit: DrawLimitOption = DRAW_LIMIT,
+    max_items: MaxItemsOption = MAX_ITEMS,
 ) -> None:
     """Score one or several models on a dataset and write one self-contained web page: headline
     metrics side by side, accuracy plots, and an item browser drawing every answer against the truth."""
@@ -74,8 +76,8 @@ def browse(
     dataset: Annotated[Path, typer.Argument(help="a MentalBlackboard-format dataset (JSON/JSONL), its media beside it")],
     out_dir: Annotated[Path, typer.Option("--out", help="folder for index.html and its media")],
     task: TaskOption = None,
-    draw_limit: DrawLimitOption = 100,
-    max_items: MaxItemsOption = 2000,
+    draw_limit: DrawLimitOption = DRAW_LIMIT,
+    max_items: MaxItemsOption = MAX_ITEMS,
 ) -> None:
     """Write a browser of a dataset's items (media, record, check status) to inspect it before
     publishing. Exit 1 when some item is unreadable or does not match its simulation."""

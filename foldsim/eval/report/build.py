@@ -22,26 +22,32 @@ from ...simulate import simulate
 from ..answers import Answer, PredictedHole, index_answers, load_answers
 from ..score_base import TASKS, ItemScore, Report, TruthItem, answer_for, greedy_first_fit, load_truth, truth_item
 from ..scoring import field_tests, predicted_tensor, score_files, truth_tensor
+from .choices import CHOICE_TASKS, TASK_OF_TYPE, OptionView, cue_line, option_views, plan_option_holes
 from .sheet import Mark
 
 #: the verdict of one model on one item (the browser's verdict filter)
 VERDICTS = ("correct", "wrong", "unreadable", "missing")
 #: the groupings plots and filters use, with their titles
 GROUPINGS = {"pattern": "action pattern", "folds": "number of folds", "rotation": "rotation", "level": "level",
-             "fb": "fold sides (F = in front, B = behind)"}
+             "fb": "fold sides (F = in front, B = behind)", "cue": "cue condition"}
+#: every task a report scores: the open-ended ones (foldsim.eval.scoring) and the choice tasks
+REPORT_TASKS = (*TASKS, *CHOICE_TASKS)
 #: how much raw model text an item shows for an unreadable answer
 RAW_TEXT_CHARS = 2000
 
 
 @dataclass(frozen=True)
 class ModelRun:
-    """One model's answers: its name, file, score report and the answers by id (planning: the
-    verifier's verdict per task id too)."""
+    """One model's answers: its name, file, score report (a scoring Report, or a ChoiceReport for
+    the choice tasks), the answers and per-item scores by id, and whether each scored item is right
+    (in the report's item order). Planning also keeps the verifier's verdicts and the replayed holes."""
 
     name: str
     path: Path
     report: Report
     by_id: dict[str, Answer]
+    scores: dict[str, object]  # id -> ItemScore (ChoiceScore for the choice tasks)
+    correct: list[bool]
     verdicts: dict = field(default_factory=dict)  # planning: task id -> foldsim.eval.verify.Verdict
     replayed: dict = field(default_factory=dict)  # planning: task id -> the replayed holes as scored
 
@@ -65,9 +71,10 @@ class AnswerView:
     reason: str  # why it is unreadable, or the planning verifier's reason
     marks: tuple[Mark, ...] = ()
     unfolding: tuple[str, ...] | None = None  # None where the task has no unfolding codes
-    score: ItemScore | None = None
+    score: object = None  # the item's ItemScore (ChoiceScore for the choice tasks)
     plan: PlanView | None = None
     text: str = ""  # raw model text (bounded), shown for unreadable answers
+    choice: str | None = None  # the choice tasks: the label (or yes/no) the answer named
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,8 @@ class ItemView:
     check: ItemCheck | None = None
     simulated: tuple[Mark, ...] = ()  # the simulation's holes marked against the record's
     answers: tuple[AnswerView, ...] = ()
+    options: tuple[OptionView, ...] = ()  # the choice tasks
+    cue: tuple[str, str] = ("", "")  # the choice tasks: a line on the item's cue and its text grid
 
 
 @dataclass
@@ -94,7 +103,7 @@ class ReportData:
     dataset: Path
     task: str
     models: list[ModelRun]
-    truth: list[TruthItem]  # the scored truth items, in the order of every model's report items
+    scored_groups: list[dict[str, str]]  # the groups of every scored item, in the models' report order
     items: list[ItemView]
     total_items: int
     notes: list[str] = field(default_factory=list)
@@ -184,6 +193,9 @@ def infer_task(records: Sequence[object], path: Path) -> str:
     task shares the prediction records and must be asked for."""
     dicts = [r for r in records if isinstance(r, dict)]
     kinds = {str(r.get("taskType", "")).lower() for r in dicts}
+    for kind, task in TASK_OF_TYPE.items():
+        if kind in kinds:
+            return task
     if "planning" in kinds:
         return "planning"
     if "generalization" in kinds or any(str(r.get("id", "")).endswith("_mod") for r in dicts):
@@ -210,6 +222,9 @@ def item_groups(record: object, truth: TruthItem | None) -> tuple[tuple[str, ...
     level = record.get("level") if isinstance(record, dict) else None
     if level is not None and not isinstance(level, (dict, list)):
         groups["level"] = str(level)
+    cue = record.get("cue") if isinstance(record, dict) else None
+    if isinstance(cue, dict) and isinstance(cue.get("kind"), str):
+        groups["cue"] = cue["kind"]
     return codes, groups
 
 
@@ -264,29 +279,40 @@ def model_names(paths: Sequence[Path], names: Sequence[str] | None, answers: Seq
     return unique
 
 
-def load_models(dataset: Path, task: str, truth: Sequence[TruthItem], paths: Sequence[Path],
-                names: Sequence[str] | None) -> list[ModelRun]:
+def load_models(dataset: Path, task: str, paths: Sequence[Path], names: Sequence[str] | None) -> list[ModelRun]:
     """Score every answers file; InputError (naming the file) when one cannot be read at all."""
-    reports, answers = [], []
-    for path in paths:
-        reports.append(score_files(task, dataset, path))
-        answers.append(load_answers(path))
+    from . import choices
+
+    scored = [choices.score_model(task, dataset, p) if task in CHOICE_TASKS else (score_files(task, dataset, p), load_answers(p))
+              for p in paths]
+    truth = load_truth(dataset, task).items if task == "planning" else []
     runs = []
-    for name, path, report, file_answers in zip(model_names(paths, names, answers), paths, reports, answers):
+    for name, path, (report, file_answers) in zip(model_names(paths, names, [a for _, a in scored]), paths, scored):
         by_id, _ = index_answers(file_answers)
+        scores = {item.id: item for item in report.items}
+        correct = [bool(item.correct if task in CHOICE_TASKS else item.exact) for item in report.items]
         verdicts, replayed = {}, {}
         if task == "planning":
-            from ..scoring import replay_for_scoring
             from ..verify import replay_plans
 
             verdicts = {v.id: v for v in replay_plans([t.record for t in truth], file_answers)}
-            chosen = [answer_for(t.id, by_id, task) for t in truth]
-            replayed = {t.id: p.holes for t, p in zip(truth, replay_for_scoring(truth, chosen))}
-        runs.append(ModelRun(name, Path(path), report, by_id, verdicts, replayed))
+            replayed = {i: scored_holes(v) for i, v in verdicts.items()}
+        runs.append(ModelRun(name, Path(path), report, by_id, scores, correct, verdicts, replayed))
     return runs
 
 
-def _raw_text(answer: Answer) -> str:
+def scored_holes(verdict) -> tuple[PredictedHole, ...]:
+    """The holes the planning scorer scores for a replayed plan: its result when the replay ran to
+    the end (a plan that is not realizable or punches off the paper predicts nothing)."""
+    from ... import kernels as K
+
+    if not verdict.replayed or int(verdict.replay.status[verdict.row]) != K.OK:
+        return ()
+    return as_predicted(verdict.result_holes())
+
+
+def raw_text(answer: Answer) -> str:
+    """The model's raw text, cut to RAW_TEXT_CHARS."""
     text = answer.text or ""
     return text if len(text) <= RAW_TEXT_CHARS else text[:RAW_TEXT_CHARS] + f"… ({len(text) - RAW_TEXT_CHARS} more characters)"
 
@@ -298,11 +324,11 @@ def answer_view(task: str, truth: TruthItem, model: ModelRun, score: ItemScore |
         return plan_view(truth, answer, model.verdicts.get(truth.id), model.replayed.get(truth.id, ()), score)
     if answer is None:
         return AnswerView("missing", "missing", "no answer with this id", truth_marks(truth.holes, "missing"), score=score)
-    prediction = answer.prediction()
+    prediction = answer.prediction(directions=task != "text")  # read as the scorer reads it
     unfolding = prediction.unfolding if truth.unfolding or prediction.unfolding else ()
     marks = compare_holes(truth.holes, prediction.holes, with_direction=task != "text")
     if not answer.ok:
-        return AnswerView("unreadable", answer.status, answer.reason, marks, unfolding, score, text=_raw_text(answer))
+        return AnswerView("unreadable", answer.status, answer.reason, marks, unfolding, score, text=raw_text(answer))
     exact = score.exact if score is not None else False
     reason = "; ".join(prediction.notes)
     return AnswerView("correct" if exact else "wrong", answer.status, reason, marks, unfolding, score)
@@ -320,9 +346,19 @@ def plan_view(truth: TruthItem, answer: Answer | None, verdict, replayed: Sequen
     view = PlanView(plan.folds if plan else (), punches, verdict.reason, verdict.detail)
     marks = compare_holes(truth.holes, replayed)
     if verdict.reason == "parse_error":
-        return AnswerView("unreadable", answer.status, verdict.detail, marks, score=score, plan=view, text=_raw_text(answer))
+        return AnswerView("unreadable", answer.status, verdict.detail, marks, score=score, plan=view, text=raw_text(answer))
     kind = "correct" if verdict.correct else "wrong"
-    return AnswerView(kind, answer.status, "" if verdict.correct else f"{verdict.reason}: {verdict.detail}", marks, score=score, plan=view)
+    return AnswerView(kind, answer.status, "" if verdict.correct else f"{verdict.reason}: {_plan_detail(verdict, marks)}", marks,
+                      score=score, plan=view)
+
+
+def _plan_detail(verdict, marks: Sequence[Mark]) -> str:
+    """The verifier's detail; for differing holes a count (the drawing shows which)."""
+    if verdict.reason != "holes_differ":
+        return verdict.detail
+    counts = {kind: sum(m.kind == kind for m in marks) for kind in ("missing", "extra", "direction")}
+    said = [f"{n} {'wrong direction' if kind == 'direction' else kind}" for kind, n in counts.items() if n]
+    return f"{', '.join(said)} (drawn)" if said else verdict.detail
 
 
 # --------------------------------------------------------------------------------------------------
@@ -337,19 +373,18 @@ def build_report(dataset: str | Path, answers: Sequence[str | Path] = (), *, tas
     dataset = Path(dataset)
     records = read_records(dataset)
     task = task or infer_task(records, dataset)
-    if task not in TASKS:
-        raise InputError(f"unknown task {task!r} (expected one of {', '.join(TASKS)})", field="--task")
+    if task not in REPORT_TASKS:
+        raise InputError(f"unknown task {task!r} (expected one of {', '.join(REPORT_TASKS)})", field="--task")
     if names and len(names) != len(answers):
         raise InputError(f"{len(names)} names for {len(answers)} answer files", field="--name")
-    truth: list[TruthItem] = []
-    if answers:
-        truth, _ = load_truth(dataset, task)
-    models = load_models(dataset, task, truth, [Path(a) for a in answers], names) if answers else []
-    data = ReportData(dataset, task, models, truth, [], 0)
-    scored = _scored_ids(models)
+    models = load_models(dataset, task, [Path(a) for a in answers], names) if answers else []
+    by_id = {record_id(r, i): r for i, r in enumerate(records)}
+    groups = [item_groups(by_id.get(item.id), None)[1] for item in models[0].report.items] if models else []
+    data = ReportData(dataset, task, models, groups, [], 0)
     checks, results = check_all(records)
+    plan_holes = plan_option_holes(records) if task == "plan-choice" else {}
     for index, record in enumerate(records):
-        item = _item_view(task, index, record, checks[index], results[index].holes, models, scored)
+        item = _item_view(task, index, record, checks[index], results[index].holes, models, plan_holes)
         if item is None:
             continue
         if item.error:
@@ -367,19 +402,8 @@ def build_report(dataset: str | Path, answers: Sequence[str | Path] = (), *, tas
     return data
 
 
-def _scored_ids(models: Sequence[ModelRun]) -> dict[str, list[ItemScore | None]] | None:
-    """Per truth id, each model's ItemScore (None when there are no models)."""
-    if not models:
-        return None
-    scores: dict[str, list[ItemScore | None]] = {}
-    for m, model in enumerate(models):
-        for item in model.report.items:
-            scores.setdefault(item.id, [None] * len(models))[m] = item
-    return scores
-
-
 def _item_view(task: str, index: int, record: object, check: ItemCheck | None, result_holes, models: Sequence[ModelRun],
-               scored: dict | None) -> ItemView | None:
+               plan_holes: dict) -> ItemView | None:
     """The view of one record; None for a record the report does not score (a generalization
     original: its `_mod` twin is the scored item)."""
     item_id = record_id(record, index)
@@ -388,16 +412,22 @@ def _item_view(task: str, index: int, record: object, check: ItemCheck | None, r
     except InputError as err:
         codes, groups = item_groups(record, None)
         return ItemView(index, item_id, record, str(err.at(item=item_id)), codes, groups, check=check)
-    if scored is not None and truth.id not in scored:
-        return None if task == "generalization" else ItemView(index, item_id, record, f"{item_id}: not scored", check=check)
+    if models and truth.id not in models[0].scores:
+        if task == "generalization":
+            return None
+        return ItemView(index, item_id, record, f"{item_id}: not scored (see the notes)", check=check)
     codes, groups = item_groups(record, truth)
-    answers = ()
-    if scored is not None:
-        answers = tuple(answer_view(task, truth, model, scored[truth.id][m]) for m, model in enumerate(models))
+    options = option_views(task, index, record, truth.holes, plan_holes) if task in CHOICE_TASKS else ()
+    answers = tuple(_answer_view(task, truth, model, options, record) for model in models)
     return ItemView(index, truth.id, record, "", codes, groups, truth_marks(truth.holes), truth.unfolding, check,
-                    simulated_marks(record, check, truth, result_holes), answers)
+                    simulated_marks(record, check, truth, result_holes), answers, options, cue_line(record))
 
 
-def scored_groups(data: ReportData) -> list[dict[str, str]]:
-    """The groups of every scored truth item, in the order of the models' report items."""
-    return [item_groups(t.record, t)[1] for t in data.truth]
+def _answer_view(task: str, truth: TruthItem, model: ModelRun, options: Sequence[OptionView], record: dict) -> AnswerView:
+    score = model.scores.get(truth.id)
+    if task in CHOICE_TASKS:
+        from . import choices
+
+        labels = None if task == "split" else "".join(o.label for o in options)
+        return choices.answer_view(task, score, model.by_id.get(truth.id), options, labels)
+    return answer_view(task, truth, model, score)

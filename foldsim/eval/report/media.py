@@ -24,7 +24,10 @@ from ...trace import trace
 #: the drawn step images: the benchmark's 900x750 layout at 40 % (legend text scaled alike)
 DRAWN_STYLE = ImageStyle(width=360, height=300, supersample=2, font_size=7.2, edge_width=1.0)
 #: record fields naming media files, relative to the dataset folder, and their captions
-RECORD_MEDIA = {"resultImg": "result (3-D)", "foldingVideo": "folding video", "unfoldingVideo": "unfolding video"}
+RECORD_MEDIA = {"resultImg": "result (3-D)", "foldingVideo": "folding video", "unfoldingVideo": "unfolding video",
+                "questionImg": "question (choice)", "optionImg": "option (split row)"}
+#: a record field naming one image per option label (the choice tasks)
+OPTION_IMAGES = "optionImgs"
 _STEP_RE = re.compile(r"_fold_(\d+)_[^/]*\.png$")
 TEXT_CHARS = 20_000  # a text grid longer than this is cut (it is a few hundred characters normally)
 
@@ -38,6 +41,7 @@ class Medium:
     name: str  # file name, unique within the item
     source: Path | None = None
     data: bytes | None = None
+    step: bool = False  # one of the 2-D step images
 
     def read(self) -> bytes:
         return self.data if self.data is not None else self.source.read_bytes()
@@ -93,13 +97,16 @@ def found_media(root: Path, record: object, item_id: str) -> list[Medium]:
     folder = root / image_dir(Path(), item_id)
     if _is_folder_inside(root, folder):
         for path in sorted(folder.glob("*.png"), key=lambda p: _step_order(p.name)):
-            media.append(Medium(_step_caption(path.name, item_id), "image", path.name, path))
+            media.append(Medium(_step_caption(path.name, item_id), "image", path.name, path, step=True))
     steps = inside(root, text_dir(Path(), item_id) / f"{item_id}_textual_steps.txt")
     if steps is not None:
         media.append(Medium("text grids", "text", steps.name, steps))
     if isinstance(record, dict):
-        for key, caption in RECORD_MEDIA.items():
-            value = record.get(key)
+        named = [(key, caption, record.get(key)) for key, caption in RECORD_MEDIA.items()]
+        options = record.get(OPTION_IMAGES)
+        if isinstance(options, dict):
+            named += [(f"option-{label}", f"option {label}", value) for label, value in options.items() if str(label).isalnum()]
+        for key, caption, value in named:
             path = inside(root, value) if isinstance(value, str) and value else None
             if path is not None:
                 kind = "video" if path.suffix.lower() in (".mp4", ".webm") else "image"
@@ -111,7 +118,7 @@ def drawn_media(record: object, item_id: str) -> list[Medium]:
     """The 2-D step images and text grids of an item, drawn now. Raises InputError or ValueError
     for an item the simulator cannot draw."""
     history = trace(record)
-    media = [Medium(_step_caption(name, item_id), "image", name, data=png_bytes(image))
+    media = [Medium(_step_caption(name, item_id), "image", name, data=png_bytes(image), step=True)
              for name, image in step_images(history, item_id, DRAWN_STYLE)]
     media.append(Medium("text grids", "text", f"{item_id}_textual_steps.txt", data=steps_text(history).encode()))
     return media
@@ -120,7 +127,7 @@ def drawn_media(record: object, item_id: str) -> list[Medium]:
 def item_media(root: Path, record: object, item_id: str, *, draw: bool) -> ItemMedia:
     """The dataset folder's media for an item; drawn ones when it has no step images and `draw`."""
     found = found_media(root, record, item_id)
-    if any(m.kind == "image" and m.caption != RECORD_MEDIA["resultImg"] for m in found) or not draw:
+    if any(m.step for m in found) or not draw:
         note = "" if found or draw else "no media in the dataset folder"
         return ItemMedia(found, note)
     try:

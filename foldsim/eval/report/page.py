@@ -14,9 +14,10 @@ from importlib.resources import files
 from ...errors import InputError
 from ...holes import parse_holes
 from ..verify import CORRECT, REASONS
-from .build import GROUPINGS, VERDICTS, AnswerView, ItemView, ReportData, scored_groups, truth_marks
+from .build import GROUPINGS, VERDICTS, AnswerView, ItemView, ReportData, truth_marks
+from .choices import CHOICE_TASKS, OptionView
 from .media import Medium, item_media
-from .plots import bar_chart_svg, breakdown, group_order
+from .plots import Breakdown, bar_chart_svg, breakdown, group_order
 from .sheet import Mark, definitions, glyphs_used, legend_html, sheet_svg
 
 RECORD_CHARS = 20_000  # a record longer than this is cut in the page
@@ -36,6 +37,13 @@ def percent(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f} %"
 
 
+def metric_text(name: str, value: float | None) -> str:
+    """A metric as the page shows it: rates in percent, scores (sums such as R - W/(K-1)) as numbers."""
+    if value is not None and name.endswith("_score"):
+        return f"{value:.1f}"
+    return percent(value)
+
+
 # --------------------------------------------------------------------------------------------------
 # headline
 
@@ -49,15 +57,18 @@ def metrics_table(data: ReportData) -> str:
     for name in names:
         values = [m.report.metrics.get(name) for m in data.models]
         known = [v for v in values if v is not None]
-        best = (min(known) if name in LOWER_IS_BETTER else max(known)) if len(known) > 1 else None
-        cells = "".join(f'<td data-model="{i}"{" class=best" if v is not None and v == best else ""}>{percent(v)}</td>'
+        best = (min(known) if name in LOWER_IS_BETTER else max(known)) if len(known) > 1 and "chance" not in name else None
+        cells = "".join(f'<td data-model="{i}"{" class=best" if v is not None and v == best else ""}>{metric_text(name, v)}</td>'
                         for i, v in enumerate(values))
         rows.append(f"<tr><th scope=row>{escape(name.replace('_', ' '))}</th>{cells}</tr>")
+    count_rows = []
     for name in counts:
         cells = "".join(f'<td data-model="{i}">{m.report.counts.get(name, "")}</td>' for i, m in enumerate(data.models))
-        rows.append(f'<tr class="count"><th scope=row>{escape(name.replace("_", " "))}</th>{cells}</tr>')
-    return (f'<table class="metrics"><thead><tr><th scope="col">metric</th>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>')
+        count_rows.append(f'<tr class="count"><th scope=row>{escape(name.replace("_", " "))}</th>{cells}</tr>')
+    return (f'<div class="metrics-block"><table class="metrics"><thead><tr><th scope="col">metric</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>'
+            f'<details class="counts"><summary>counts</summary><table class="metrics"><thead><tr><th scope="col">count</th>'
+            f'{head}</tr></thead><tbody>{"".join(count_rows)}</tbody></table></details></div>')
 
 
 def reasons_table(data: ReportData) -> str:
@@ -75,30 +86,97 @@ def reasons_table(data: ReportData) -> str:
             f'<thead><tr><th scope="col">reason</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
+def _model_table(data: ReportData, caption: str, corner: str, rows: list[tuple[str, list[str]]]) -> str:
+    head = "".join(f'<th scope="col" data-model="{i}">{escape(m.name)}</th>' for i, m in enumerate(data.models))
+    body = "".join(f"<tr><th scope=row>{escape(name)}</th>" + "".join(f'<td data-model="{i}">{escape(c)}</td>' for i, c in enumerate(cells))
+                   + "</tr>" for name, cells in rows)
+    return (f'<table class="metrics"><caption>{escape(caption)}</caption><thead><tr><th scope="col">{escape(corner)}</th>'
+            f'{head}</tr></thead><tbody>{body}</tbody></table>')
+
+
+def confusion_table(data: ReportData) -> str:
+    """The choice tasks: per error model, how often its options were chosen among those offered."""
+    if data.task not in CHOICE_TASKS or not data.models:
+        return ""
+    models = list(dict.fromkeys(k for m in data.models for k in m.report.confusion))
+    rows = []
+    for name in models:
+        cells = []
+        for m in data.models:
+            row = m.report.confusion.get(name, {})
+            offered = f" of {row['offered']}" if row.get("offered") is not None else ""
+            rate = f" ({percent(row['rate'])})" if row.get("rate") is not None else ""
+            cells.append(f"{row.get('chosen', 0)}{offered}{rate}")
+        rows.append((name.replace("_", " "), cells))
+    what = "rows answered yes" if data.task == "split" else "options chosen"
+    return _model_table(data, f"error-model confusion: {what} of those offered", "error model", rows)
+
+
+def cue_table(data: ReportData) -> str:
+    """The choice tasks with cues: accuracy per cue condition and the cue reliance."""
+    if data.task not in CHOICE_TASKS or not data.models or not any(m.report.cues for m in data.models):
+        return ""
+    names = list(dict.fromkeys(k for m in data.models for k in m.report.cues))
+    rows = [(name.replace("_", " "), [(percent(v) if isinstance(v, float) else "n/a" if v is None else str(v))
+                                      for v in (m.report.cues.get(name) for m in data.models)]) for name in names]
+    return _model_table(data, "cue conditions (reliance: counterfactual-cue answers matching what the cue implies)",
+                        "cue", rows)
+
+
+def chance_of(data: ReportData) -> float | None:
+    """The chance level the accuracy plots show (choice tasks only)."""
+    if data.task not in CHOICE_TASKS or not data.models:
+        return None
+    metrics = data.models[0].report.metrics
+    return metrics.get("chance", metrics.get("row_chance"))
+
+
+def confusion_chart(data: ReportData) -> Breakdown | None:
+    """The confusion table as bars: the rate each error model's options were chosen."""
+    if data.task not in CHOICE_TASKS or not data.models:
+        return None
+    first = data.models[0].report.confusion
+    kinds = [k for k, row in first.items() if row.get("offered")]
+    if not kinds:
+        return None
+    values = tuple(tuple(m.report.confusion.get(k, {}).get("rate") for k in kinds) for m in data.models)
+    counts = tuple(first[k]["offered"] for k in kinds)
+    return Breakdown("error-model confusion: how often each kind of option was chosen", tuple(k.replace("_", " ") for k in kinds),
+                     counts, tuple(m.name for m in data.models), values)
+
+
 def plots_html(data: ReportData, sink) -> str:
     """The accuracy breakdowns as figures (groupings no item has are left out, with a note)."""
     if not data.models:
         return ""
-    groups = scored_groups(data)
-    correct = [[item.exact for item in m.report.items] for m in data.models]
+    groups = data.scored_groups
+    correct = [m.correct for m in data.models]
     names = [m.name for m in data.models]
-    figures, absent, single = [], [], []
+    charts, absent, single = [], [], []
     for key, title in GROUPINGS.items():
         labels = [g.get(key) for g in groups]
-        chart = breakdown(f"accuracy by {title}", labels, correct, names)
+        chart = breakdown(f"accuracy by {title}", labels, correct, names, chance_of(data))
         if chart is None:
-            absent.append(title)
+            if key != "cue":
+                absent.append(title)
             continue
         if len(chart.groups) == 1 and key != "pattern":
             single.append(f"{title}: {chart.groups[0]}")
             continue
-        svg = bar_chart_svg(chart)
+        charts.append((key, chart, "accuracy (exact match)" if data.task not in CHOICE_TASKS else "accuracy"))
+    confusion = confusion_chart(data)
+    if confusion is not None:
+        charts.append(("confusion", confusion, "chosen (% of offered)"))
+    figures = []
+    for key, chart, ylabel in charts:
+        svg = bar_chart_svg(chart, ylabel=ylabel)
         src = sink.url("plots", Medium(chart.title, "image", f"accuracy-by-{key}.svg", data=svg))
         body = f'<img src="{src}" alt="{escape(chart.title)}">' if src else '<p class="note">left out: page size bound</p>'
         figures.append(f'<figure class="plot">{body}</figure>')
     note = f'<p class="note">all items alike in {escape("; ".join(single))}</p>' if single else ""
     note += f'<p class="note">not shown: {escape(", ".join(absent))} (no item records it)</p>' if absent else ""
-    return f'<section id="plots"><h2>Accuracy breakdowns</h2><div class="plots">{"".join(figures)}</div>{note}</section>'
+    return (f'<section id="plots"><details open><summary><h2>Accuracy breakdowns</h2></summary>'
+            f'<div class="plots">{"".join(figures)}</div>{note}</details></section>')
 
 
 # --------------------------------------------------------------------------------------------------
@@ -118,10 +196,19 @@ def _unplaced(marks: Sequence[Mark]) -> str:
     return f'<p class="note">not drawn (no location): {escape("; ".join(m.title for m in lost))}</p>'
 
 
-def panel(title: str, marks: Sequence[Mark], extra: str = "", *, css: str = "", model: int | None = None) -> str:
+def panel(title: str, marks: Sequence[Mark] | None, extra: str = "", *, css: str = "", model: int | None = None) -> str:
+    """A captioned sheet with marks (None: a caption and text only, nothing to draw)."""
     attrs = f' data-model="{model}"' if model is not None else ""
-    return (f'<figure class="panel {css}"{attrs}><figcaption>{title}</figcaption>{sheet_svg(marks, title)}'
-            f'{_unplaced(marks)}{extra}</figure>')
+    drawing = f"{sheet_svg(marks, title)}{_unplaced(marks)}" if marks is not None else ""
+    return f'<figure class="panel {css}"{attrs}><figcaption>{title}</figcaption>{drawing}{extra}</figure>'
+
+
+def option_panel(data: ReportData, option: OptionView) -> str:
+    """One option of a choice item, drawn against the right answer (a right option: all right)."""
+    kind = "right option" if option.right else (option.error or "wrong").replace("_", " ")
+    detail = f'<p class="note">{escape(option.detail)}</p>' if option.detail else ""
+    marks = None if data.task == "plan-choice" and not option.marks and option.detail else option.marks
+    return panel(f"option {escape(option.label)} · {escape(kind)}", marks, detail, css="option right" if option.right else "option")
 
 
 def answer_panel(data: ReportData, model: int, view: AnswerView) -> str:
@@ -137,19 +224,20 @@ def answer_panel(data: ReportData, model: int, view: AnswerView) -> str:
         parts.append(f'<p class="reason">{escape(view.status)}: {escape(view.reason)}</p>')
     elif view.reason:
         parts.append(f'<p class="reason">{escape(view.reason)}</p>')
-    if view.score is not None and data.task != "planning" and view.verdict != "missing":
+    if view.score is not None and data.task not in ("planning", *CHOICE_TASKS) and view.verdict != "missing":
         s = view.score
         parts.append(f'<p class="note">{s.matched} of {s.truth} truth holes right, {s.predicted} given</p>')
     if view.text:
         parts.append(f'<details><summary>model text</summary><pre>{escape(view.text)}</pre></details>')
-    return panel(title, view.marks, "".join(parts), css="answer", model=model)
+    drawn = view.marks if data.task not in CHOICE_TASKS or view.marks else None
+    return panel(title, drawn, "".join(parts), css="answer", model=model)
 
 
 def unfolding_table(data: ReportData, item: ItemView) -> str:
     """Truth and answers' unfolding codes side by side, differing positions marked."""
     rows_of = [(m, v.unfolding) for m, v in enumerate(item.answers) if v.unfolding is not None]
-    if not item.unfolding and not any(codes for _, codes in rows_of):
-        return ""
+    if (not item.unfolding and not any(codes for _, codes in rows_of)) or (item.answers and not rows_of):
+        return ""  # nothing to show, or answers that give no codes (plans) to compare
     width = max([len(item.unfolding), *(len(c) for _, c in rows_of)])
 
     def cells(codes: Sequence[str], compare: bool) -> str:
@@ -208,9 +296,9 @@ def item_html(data: ReportData, item: ItemView, media_part: str) -> str:
     g = item.groups
     verdicts = "".join(f' data-v{m}="{v.verdict}"' for m, v in enumerate(item.answers))
     check = item.check.verdict if item.check is not None else ("invalid" if item.error else "")
-    attrs = (f'id="item-{item.index}" data-id="{escape(item.id)}" data-pattern="{escape(g.get("pattern", "?"))}" '
-             f'data-level="{escape(g.get("level", ""))}" data-check="{escape(check)}"{verdicts}')
-    tags = [g.get("pattern", "?"), f'{g.get("folds", "?")} folds']
+    filters = (f'data-id="{escape(item.id)}" data-pattern="{escape(g.get("pattern", "?"))}" '
+               f'data-level="{escape(g.get("level", ""))}" data-check="{escape(check)}"{verdicts}')
+    tags = [g.get("pattern", "?"), "1 fold" if g.get("folds") == "1" else f'{g.get("folds", "?")} folds']
     if "level" in g:
         tags.append(f"level {g['level']}")
     header = "".join(f'<span class="tag">{escape(t)}</span>' for t in tags)
@@ -223,10 +311,16 @@ def item_html(data: ReportData, item: ItemView, media_part: str) -> str:
         parts.append(f'<p class="error">{escape(item.error)}</p>')
     if item.check is not None and item.check.verdict not in ("match",) and item.check.reason:
         parts.append(f'<p class="reason">check: {escape(item.check.reason)}</p>')
+    cue, grid = item.cue
+    if cue:
+        parts.append(f'<p class="cue">{escape(cue)}</p>')
+        if grid:
+            parts.append(f'<details class="grids"><summary>cue text grid</summary><pre>{escape(grid)}</pre></details>')
     parts.append(media_part)
     panels = []
     if not item.error:
-        truth_title = "target" if data.task == "planning" else "truth" if data.has_answers else "result holes (record)"
+        truth_title = ("target" if data.task in ("planning", "plan-choice") else "right answer" if data.task in CHOICE_TASKS
+                       else "truth" if data.has_answers else "result holes (record)")
         panels.append(panel(f"{truth_title} · {_hole_count(item.truth)}", item.truth, css="truth"))
         if not data.has_answers:
             punches = _initial_marks(item.record)
@@ -234,11 +328,16 @@ def item_html(data: ReportData, item: ItemView, media_part: str) -> str:
                 panels.append(panel(f"punches (initialHoles) · {_hole_count(punches)}", punches, css="truth"))
         if item.simulated:
             panels.append(panel("simulation, against the record", item.simulated, css="answer"))
+        panels += [option_panel(data, o) for o in item.options]
         panels += [answer_panel(data, m, v) for m, v in enumerate(item.answers)]
     parts.append(f'<div class="sheets">{"".join(panels)}</div>')
-    parts.append(unfolding_table(data, item))
+    if data.task not in CHOICE_TASKS:
+        parts.append(unfolding_table(data, item))
     parts.append(f'<details class="record"><summary>record</summary><pre>{escape(_record_json(item.record))}</pre></details>')
-    return f'<article class="item" {attrs}>{"".join(parts)}</article>'
+    # a template is parsed but never laid out: the script shows the cards of the current page only,
+    # so a page of thousands of items opens as fast as one of ten
+    return (f'<template class="item-t" data-key="item-{item.index}" {filters}>'
+            f'<article class="item" id="item-{item.index}" {filters}>{"".join(parts)}</article></template>')
 
 
 def _initial_marks(record: object) -> tuple[Mark, ...]:
@@ -291,7 +390,8 @@ def page_html(data: ReportData, sink, *, draw_limit: int, advance: Callable[[int
             found.note = (f"no step media in the dataset folder; they are drawn for datasets of up to {draw_limit} items "
                           f"(--draw-limit), or render them once: foldsim render {data.dataset.name} --images --out {root}")
         cards.append(item_html(data, item, media_html(found.media, found.note, sink, f"item-{item.index}")))
-        marks += [*item.truth, *item.simulated, *(m for a in item.answers for m in a.marks), *_initial_marks(item.record)]
+        marks += [*item.truth, *item.simulated, *(m for a in item.answers for m in a.marks), *_initial_marks(item.record),
+                  *(m for o in item.options for m in o.marks)]
         advance(1)
     plots = plots_html(data, sink)
     title = f"foldsim {'report' if data.has_answers else 'browser'}: {data.dataset.name}"
@@ -303,14 +403,14 @@ def page_html(data: ReportData, sink, *, draw_limit: int, advance: Callable[[int
         notes.append(f"{sink.left_out} media files left out to bound the page size (use --assets to keep them all)")
     notes_html = ("<details class=notes open><summary>notes</summary><ul>"
                   + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul></details>") if notes else ""
-    headline = (f'<section id="metrics"><h2>Headline metrics</h2>{metrics_table(data)}{reasons_table(data)}</section>'
-                if data.has_answers else "")
+    headline = (f'<section id="metrics"><h2>Headline metrics</h2>{metrics_table(data)}{reasons_table(data)}'
+                f'{confusion_table(data)}{cue_table(data)}</section>' if data.has_answers else "")
     legend = (legend_html(("match", "missing", "extra", "direction")) if data.has_answers
               else legend_html(("truth", "match", "missing", "extra", "direction"), truth="record", answer="simulation"))
     body = (f'{definitions(glyphs_used(marks) | {("star", "large", 0)})}'
             f'<header class="top"><h1>{escape(title)}</h1><p>{summary}</p></header>{notes_html}{headline}{plots}'
             f'<section id="browser"><h2>Items</h2>{legend}{controls_html(data)}'
-            f'<div id="items">{"".join(cards)}</div><div class="pager bottom"></div></section>')
+            f'<div id="items"></div><div class="pager bottom"></div><div id="item-store" hidden>{"".join(cards)}</div></section>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light">'

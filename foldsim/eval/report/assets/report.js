@@ -1,10 +1,12 @@
-/* foldsim report and browser: filters and pages over the item cards (no network, no libraries). */
+/* foldsim report and browser: filters and pages over the item cards (no network, no libraries).
+   Every card waits in a <template> (parsed, never laid out); only the current page's cards are
+   cloned into #items, so thousands of items cost no layout time. */
 (function () {
   "use strict";
   var form = document.getElementById("filters");
   var list = document.getElementById("items");
   if (!form || !list) { return; }
-  var items = Array.prototype.slice.call(list.querySelectorAll("article.item"));
+  var items = Array.prototype.slice.call(document.querySelectorAll("#item-store > template.item-t"));
   var models = parseInt(document.body.getAttribute("data-models") || "0", 10);
   var pagers = document.querySelectorAll(".pager");
   var bottom = document.querySelector(".pager.bottom");
@@ -57,9 +59,8 @@
     var hits = items.filter(matches);
     var pages = Math.max(1, Math.ceil(hits.length / size));
     page = Math.min(Math.max(page, 0), pages - 1);
-    var shown = {};
-    hits.slice(page * size, (page + 1) * size).forEach(function (item) { shown[item.id] = true; });
-    items.forEach(function (item) { item.hidden = !shown[item.id]; });
+    var cards = hits.slice(page * size, (page + 1) * size).map(function (item) { return item.content.cloneNode(true); });
+    list.replaceChildren.apply(list, cards);
     var first = hits.length ? page * size + 1 : 0;
     var last = Math.min(hits.length, (page + 1) * size);
     var text = hits.length + " of " + items.length + " items match · showing " + first + "–" + last +
@@ -76,13 +77,16 @@
   }
 
   function jumpToHash() {
-    var target = location.hash ? document.getElementById(location.hash.slice(1)) : null;
-    if (!target || items.indexOf(target) < 0) { return; }
+    var key = location.hash ? location.hash.slice(1) : "";
+    var index = -1;
+    items.forEach(function (item, i) { if (item.getAttribute("data-key") === key) { index = i; } });
+    if (index < 0) { return; }
     form.reset();
     var size = parseInt(value("size") || "10", 10);
-    page = Math.floor(items.indexOf(target) / size);
+    page = Math.floor(index / size);
     render();
-    target.scrollIntoView();
+    var card = document.getElementById(key);
+    if (card) { card.scrollIntoView(); }
   }
 
   form.addEventListener("change", function () { page = 0; render(); });
