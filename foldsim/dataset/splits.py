@@ -258,7 +258,7 @@ class Overlap:
     task: str
     pattern: str
     split: str | None
-    kind: str  # "configuration" or "target"
+    kind: str  # "configuration", "target", or "configuration and target"
     key: str
     matches: tuple[str, ...]  # ids in B (all of them)
     matched_splits: tuple[str, ...] = ()
@@ -297,7 +297,7 @@ class OverlapReport:
 
 def find_overlaps(a: Sequence[ItemKeys], b: Sequence[ItemKeys]) -> list[Overlap]:
     """The items of `a` linked to some item of `b`: same configuration key, or same target key
-    with a planning item on either side. Configuration matches are reported first."""
+    with a planning item on either side; `matches` lists the items of `b` linked either way."""
     by_config, by_target, planning_targets = defaultdict(list), defaultdict(list), set()
     for k in b:
         if k.configuration is not None:
@@ -308,15 +308,18 @@ def find_overlaps(a: Sequence[ItemKeys], b: Sequence[ItemKeys]) -> list[Overlap]
                 planning_targets.add(k.target)
     out = []
     for k in a:
+        by_kind = {}
         if k.configuration is not None and k.configuration in by_config:
-            found, kind, key = by_config[k.configuration], "configuration", k.configuration
-        elif k.target is not None and k.target in by_target and (k.planning or k.target in planning_targets):
-            found = [m for m in by_target[k.target] if k.planning or m.planning]
-            kind, key = "target", k.target
-        else:
+            by_kind["configuration"] = (k.configuration, by_config[k.configuration])
+        if k.target is not None and k.target in by_target and (k.planning or k.target in planning_targets):
+            by_kind["target"] = (k.target, [m for m in by_target[k.target] if k.planning or m.planning])
+        if not by_kind:
             continue
+        found = list({id(m): m for _, members in by_kind.values() for m in members}.values())
         splits = tuple(sorted({m.split for m in found if m.split is not None}))
-        out.append(Overlap(k.id, k.task, k.pattern, k.split, kind, key, tuple(m.id for m in found), splits))
+        kind = next(iter(by_kind))
+        out.append(Overlap(k.id, k.task, k.pattern, k.split, " and ".join(by_kind), by_kind[kind][0],
+                           tuple(m.id for m in found), splits))
     return out
 
 
