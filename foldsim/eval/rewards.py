@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from .answers import STATUS_EMPTY, STATUS_OK, Answer, answer_of_completion
@@ -102,11 +102,11 @@ def truth_records(count: int, columns: dict) -> list[dict | None]:
 def _column(columns: dict, name: str, count: int) -> list:
     """A column as a list of `count` values (a scalar is repeated; a short list padded with None)."""
     value = columns.get(name)
-    if isinstance(value, (list, tuple)):
-        return list(value[:count]) + [None] * (count - len(value))
-    if hasattr(value, "tolist"):  # numpy / pyarrow arrays
-        return _column({name: value.tolist()}, name, count)
-    return [value] * count
+    if value is None or isinstance(value, (str, bytes, dict)):
+        return [value] * count
+    if not isinstance(value, (list, tuple)):  # numpy / pyarrow arrays, a `datasets` Column, any iterable
+        value = value.tolist() if hasattr(value, "tolist") else list(value) if isinstance(value, Iterable) else [value] * count
+    return list(value[:count]) + [None] * (count - len(value))
 
 
 def row_tasks(count: int, columns: dict, default: str) -> list[str]:
