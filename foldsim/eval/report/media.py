@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import mimetypes
 import re
+from urllib.parse import quote
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,7 @@ RECORD_MEDIA = {"resultImg": "result (3-D)", "foldingVideo": "folding video", "u
 #: a record field naming one image per option label (the choice tasks)
 OPTION_IMAGES = "optionImgs"
 _STEP_RE = re.compile(r"_fold_(\d+)_[^/]*\.png$")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 TEXT_CHARS = 20_000  # a text grid longer than this is cut (it is a few hundred characters normally)
 
 
@@ -165,14 +167,29 @@ class InlineSink:
         return data_uri(medium.read(), medium.name)
 
 
+def safe_file_name(name: str) -> str:
+    """A file name made of letters, digits, `.`, `_` and `-` only, never hidden or empty: ids become
+    file names here, and an id may hold anything (`../`, `<`, spaces)."""
+    return (_UNSAFE.sub("_", name).lstrip(".") or "file")[-120:]
+
+
 class AssetSink:
-    """Media as files in a folder beside the page, linked by relative URL (no size bound)."""
+    """Media as files in a folder beside the page, linked by relative URL (no size bound). Every
+    file lands in `<folder>/<item key>/` under a safe, unique name."""
 
     def __init__(self, folder: Path, page: Path):
         self.folder = folder
         self.relative = folder.relative_to(page.parent).as_posix()
         self.left_out = 0
+        self.used: set[tuple[str, str]] = set()
 
     def url(self, item_key: str, medium: Medium) -> str | None:
-        atomic_write_bytes(self.folder / item_key / medium.name, medium.read())
-        return f"{self.relative}/{item_key}/{medium.name}"
+        name = safe_file_name(medium.name)
+        stem, dot, suffix = name.rpartition(".")
+        number = 1
+        while (item_key, name) in self.used:
+            number += 1
+            name = f"{stem}-{number}.{suffix}" if dot else f"{name}-{number}"
+        self.used.add((item_key, name))
+        atomic_write_bytes(self.folder / safe_file_name(item_key) / name, medium.read())
+        return f"{quote(self.relative)}/{quote(safe_file_name(item_key))}/{quote(name)}"

@@ -171,7 +171,7 @@ def plots_html(data: ReportData, sink) -> str:
     for key, chart, ylabel in charts:
         svg = bar_chart_svg(chart, ylabel=ylabel)
         src = sink.url("plots", Medium(chart.title, "image", f"accuracy-by-{key}.svg", data=svg))
-        body = f'<img src="{src}" alt="{escape(chart.title)}">' if src else '<p class="note">left out: page size bound</p>'
+        body = f'<img src="{escape(src)}" alt="{escape(chart.title)}">' if src else '<p class="note">left out: page size bound</p>'
         figures.append(f'<figure class="plot">{body}</figure>')
     note = f'<p class="note">all items alike in {escape("; ".join(single))}</p>' if single else ""
     note += f'<p class="note">not shown: {escape(", ".join(absent))} (no item records it)</p>' if absent else ""
@@ -265,10 +265,10 @@ def media_html(media: Sequence[Medium], note: str, sink, key: str) -> str:
         if src is None:
             parts.append(f'<p class="note">{escape(medium.caption)}: left out (page size bound; use --assets)</p>')
         elif medium.kind == "video":
-            parts.append(f'<figure class="step"><video controls preload="none" src="{src}"></video>'
+            parts.append(f'<figure class="step"><video controls preload="none" src="{escape(src)}"></video>'
                          f'<figcaption>{escape(medium.caption)}</figcaption></figure>')
         else:
-            parts.append(f'<figure class="step"><img loading="lazy" src="{src}" alt="{escape(medium.caption)}">'
+            parts.append(f'<figure class="step"><img loading="lazy" src="{escape(src)}" alt="{escape(medium.caption)}">'
                          f'<figcaption>{escape(medium.caption)}</figcaption></figure>')
     if note:
         parts.append(f'<p class="note">{escape(note)}</p>')
