@@ -421,4 +421,5 @@ def render_solve(summary: dict, console) -> None:
                       f"{len(summary['published_three_punch_unsolvable'])} have no plan with at most 2 punches "
                       f"({len(summary['published_three_punch_unsolvable_by_bound'])} by the bound)")
     if summary["errors"]:  # each one is an `error:` line on stderr (the CLI prints them)
-        console.print(f"[red]{len(summary['errors'])} tasks could not be read[/] and were not searched")
+        count = len(summary["errors"])
+        console.print(f"[red]{count} task{'s' if count != 1 else ''} could not be read[/] and {'were' if count != 1 else 'was'} not searched")

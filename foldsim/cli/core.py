@@ -51,7 +51,8 @@ def _print_check(fc) -> None:
     for item in fc.items:
         if item.verdict == MATCH:
             continue
-        out.print(f"  [red]{item.verdict}[/] {escape(item.id)}: {escape(item.reason)}", markup=True)
+        reason = item.reason.removeprefix(f"{item.id}: ")  # an invalid item's reason starts with its name
+        out.print(f"  [red]{item.verdict}[/] {escape(item.id)}: {escape(reason)}", markup=True)
         for hole in item.missing:
             out.print(f"      - recorded only:  {hole.to_dict()}", markup=False)
         for hole in item.extra:
