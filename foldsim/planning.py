@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +37,15 @@ def hole_key(kind: np.ndarray, location0: np.ndarray, quarter: np.ndarray) -> np
 
 def key_of(hole: Hole) -> int:
     """`hole_key` of one Hole, in plain Python (its quarter is already reduced by the period)."""
-    return (kind_of(hole) * 32 + hole.location - 1) * 4 + hole.quarter
+    return _key_of_fields(hole.shape, hole.size, hole.direction, hole.location)
+
+
+@lru_cache(maxsize=8192)
+def _key_of_fields(shape: str, size: str, direction: int | str, location: int) -> int:
+    """key_of, remembered: a task file repeats the same few thousand holes, and reading a Hole's
+    direction class parses its direction each time."""
+    hole = Hole(shape, size, direction, location)
+    return (kind_of(hole) * 32 + location - 1) * 4 + hole.quarter
 
 
 def hole_of_key(key: int) -> Hole:
@@ -76,10 +84,11 @@ class PlanningTask:
     folds: int = 0
     target: tuple[Hole, ...] = ()
     error: str = ""
-    keys: tuple[int, ...] = field(init=False, repr=False, compare=False)  # the target's hole keys, sorted
+    keys: tuple[int, ...] | None = field(default=None, repr=False, compare=False)  # the target's hole keys, sorted
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "keys", tuple(sorted(map(key_of, self.target))))
+        if self.keys is None:
+            object.__setattr__(self, "keys", tuple(sorted(map(key_of, self.target))))
 
 
 def planning_task(record: object, index: int) -> PlanningTask:

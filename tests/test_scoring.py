@@ -16,7 +16,8 @@ from foldsim import Config, simulate_one
 from foldsim.eval.answers import parse_answer_record
 from foldsim.cli import app
 from foldsim.holes import SHAPE_PERIOD, SHAPES
-from foldsim.eval.score_base import FIELDS, greedy_first_fit, maximum_matching_sizes, truth_item
+from foldsim.errors import InputError
+from foldsim.eval.score_base import FIELDS, TEXT_FIELDS, greedy_first_fit, maximum_matching_sizes, truth_item
 from foldsim.eval.scoring import hole_counts, score_default, score_files
 from foldsim.eval.scoring_compat import score_compat
 
@@ -375,3 +376,23 @@ def test_batched_completions_score_like_files(planning_file):
     assert batched.metrics == single.metrics and batched.counts["exact"] > 100
     prediction = score_completions("prediction", t[:3], [fenced(r) for r in records[:3]])
     assert prediction.counts["exact"] == 3
+
+
+def test_column_metrics_equal_the_item_formulas(generalization_file):
+    """The report's metrics, counts and groups come from columns; they must equal `aggregate`,
+    `default_counts` and `group_breakdown` over the ItemScores themselves."""
+    from foldsim.eval.score_base import aggregate, group_breakdown
+    from foldsim.eval.scoring import default_counts, group_summary
+
+    records = json.loads(generalization_file.read_text())[:60]
+    t = [truth_item(r, i) for i, r in enumerate(records)]
+    mixed = [{"id": r["id"], "response": fenced({**r, "resultHoles": r["resultHoles"][: k % 3]})} for k, r in enumerate(records[::2])]
+    for task in ("prediction", "text", "planning"):
+        report = score_default(task, t, answers(*mixed), invalid=[InputError("bad", item="PFHP_x", field="resultHoles")])
+        items = list(report.items)
+        fields = TEXT_FIELDS if task == "text" else FIELDS
+        expected = aggregate(items, fields, unfolding=task != "planning")
+        assert {k: report.metrics[k] for k in expected} == expected
+        assert report.groups == group_breakdown(items, lambda m: group_summary(m, unfolding=task != "planning"))
+        counts = default_counts(items, 0, report.counts["declared_total_inconsistent"])
+        assert {k: report.counts[k] for k in counts} == counts and items[-1].status == "invalid_truth"

@@ -771,13 +771,13 @@ def fast_answer_data(text: str, keys: tuple[str, ...] = ANSWER_KEYS) -> dict | N
         candidate = text[info.end() if info else first + 3 : second].strip()
         if candidate[:1] != "{" or candidate[-1:] != "}":
             return None
-    if _keys_pattern(keys).search(candidate) is None:  # the search only tries candidates that mention a key
-        return None
     try:
         data = orjson.loads(candidate)
     except ValueError:
         return None
     if data.__class__ is not dict or data.keys().isdisjoint(keys):
+        return None
+    if not any(k in candidate for k in keys if k in data):  # the search only tries candidates that mention a key
         return None
     if candidate.count("{") + candidate.count("[") > MAX_DEPTH and nesting_depth(data) > MAX_DEPTH:
         return None

@@ -16,7 +16,7 @@ may have fallen short).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -30,7 +30,7 @@ from ..planning import NO_HOLE, PERIOD_OF_KIND, PlanningTask, task_folds
 from .answers import STATUS_OK, Answer, PredictedHole, answer_of_completion, index_answers, load_answers, paused_gc
 from .score_base import (
     COMPAT_MODES, FIELDS, TASKS, TEXT_FIELDS, UNFOLDING_TASKS, ItemScore, Report, TruthItem, aggregate,
-    answer_for, group_breakdown, in_row_chunks, load_truth, maximum_matching_sizes, ratio, truth_item,
+    _group_order, answer_for, group_breakdown, in_row_chunks, load_truth, maximum_matching_sizes, ratio, truth_item,
 )
 from .verify import Judgement, judge_plans, read_completions
 
@@ -194,37 +194,125 @@ def scored_predictions(task: str, truth: Sequence[TruthItem], chosen: Sequence[A
 
 def report_of(task: str, truth: Sequence[TruthItem], scored: Scored, invalid: Sequence[InputError] = ()) -> Report:
     """The Report of scored items (exact = M == g == p, answered and, for planning, a valid plan),
-    with the invalid truth records appended as failures."""
+    with the invalid truth records appended as failures. Metrics, counts and groups are computed on
+    the columns (the same formulas as `aggregate`/`group_summary`, tested); the ItemScores are made
+    only when `Report.items` is read."""
     fields = TEXT_FIELDS if task == "text" else FIELDS
-    unfolding = task in UNFOLDING_TASKS
-    g = np.array([len(t.holes) for t in truth], np.int64)
-    m, p = scored.matched["exact"], scored.predicted
-    exact = (m == g) & (p == g) & scored.answered & scored.valid_plan
-    field_columns = {f: scored.matched[f].tolist() for f in fields}
-    items = []
-    for b, t in enumerate(truth):
-        item = ItemScore(t.id, scored.status[b], scored.reason[b], int(g[b]), int(p[b]), int(m[b]),
-                         {f: field_columns[f][b] for f in fields}, int(g[b]), int(p[b]), exact=bool(exact[b]),
-                         groups=default_groups(t), notes=scored.notes[b], answered=bool(scored.answered[b]))
-        if unfolding:
-            item.unfolding_exact, item.unfolding_matches, item.unfolding_total = unfolding_score(t.unfolding, scored.unfolding[b])
-            item.unfolding_exact &= item.answered
-        items.append(item)
-    for error in invalid:
-        items.append(ItemScore(error.item or "?", "invalid_truth", str(error), answered=False,
-                               fields={f: 0 for f in fields}, unfolding_exact=False if unfolding else None,
-                               groups={"pattern": "?", "folds": "?"}))
-    metrics = aggregate(items, fields, unfolding=unfolding)
+    items = item_columns(task, truth, scored, invalid)
+    metrics = column_metrics(items, fields)
     totals = scored.declared_totals or [None] * len(truth)
-    inconsistent = [t.id for t, total, n in zip(truth, totals, p.tolist()) if total not in (None, n)]
-    counts = default_counts(items, 0, len(inconsistent))
+    inconsistent = [t.id for t, total, n in zip(truth, totals, scored.predicted.tolist()) if total not in (None, n)]
+    counts = column_counts(items, len(inconsistent))
     counts["invalid_truth"] = len(invalid)
     if task == "planning":
         counts["valid_plans"] = int(scored.valid_plan.sum())
         metrics["valid_plan_rate"] = ratio(counts["valid_plans"], len(items))
     notes = [f"answer {i}: declared totalNumberofHoles differs from the holes listed (the list is scored)" for i in inconsistent]
-    groups = group_breakdown(items, lambda members: group_summary(members, unfolding=unfolding))
-    return Report(task, "default", items, metrics, counts, groups, notes)
+    return Report(task, "default", items, metrics, counts, column_groups(items), notes)
+
+
+@dataclass
+class ItemColumns(Sequence):
+    """Per-item scores as columns, read as a sequence of ItemScore (made on access): a report of
+    100K items costs arrays, not 100K objects, until someone asks for them."""
+
+    ids: list[str]
+    status: list[str]
+    reason: list[str]
+    notes: list[tuple[str, ...]]
+    truth: np.ndarray  # int[N]: g
+    predicted: np.ndarray  # int[N]: p
+    matched: np.ndarray  # int[N]: M
+    fields: dict[str, np.ndarray]
+    exact: np.ndarray  # bool[N]
+    answered: np.ndarray  # bool[N]
+    groups: dict[str, list[str]]
+    unfolding_exact: np.ndarray | None = None  # bool[N], None when the task has no unfolding
+    unfolding_matches: np.ndarray | None = None
+    unfolding_total: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        i = range(len(self))[index]
+        unfolding = self.unfolding_exact is not None
+        return ItemScore(self.ids[i], self.status[i], self.reason[i], int(self.truth[i]), int(self.predicted[i]),
+                         int(self.matched[i]), {f: int(v[i]) for f, v in self.fields.items()}, int(self.truth[i]),
+                         int(self.predicted[i]), bool(self.exact[i]),
+                         bool(self.unfolding_exact[i]) if unfolding else None,
+                         int(self.unfolding_matches[i]) if unfolding else 0, int(self.unfolding_total[i]) if unfolding else 0,
+                         {kind: labels[i] for kind, labels in self.groups.items()}, self.notes[i], bool(self.answered[i]))
+
+
+def item_columns(task: str, truth: Sequence[TruthItem], scored: Scored, invalid: Sequence[InputError]) -> ItemColumns:
+    """The columns of the scored items, then one failing row per invalid truth record."""
+    fields = TEXT_FIELDS if task == "text" else FIELDS
+    extra = len(invalid)
+    g = np.array([len(t.holes) for t in truth] + [0] * extra, np.int64)
+    m = np.concatenate([scored.matched["exact"], np.zeros(extra, np.int64)])
+    p = np.concatenate([scored.predicted, np.zeros(extra, np.int64)])
+    answered = np.concatenate([scored.answered, np.zeros(extra, bool)])
+    valid = np.concatenate([scored.valid_plan, np.zeros(extra, bool)])
+    columns = ItemColumns(
+        [t.id for t in truth] + [e.item or "?" for e in invalid],
+        scored.status + ["invalid_truth"] * extra, scored.reason + [str(e) for e in invalid],
+        scored.notes + [()] * extra, g, p, m,
+        {f: np.concatenate([scored.matched[f], np.zeros(extra, np.int64)]) for f in fields},
+        (m == g) & (p == g) & answered & valid, answered,
+        {"pattern": [t.pattern or "?" for t in truth] + ["?"] * extra,
+         "folds": [str(t.folds) for t in truth] + ["?"] * extra})
+    if task in UNFOLDING_TASKS:
+        scores = [unfolding_score(t.unfolding, codes) for t, codes in zip(truth, scored.unfolding)] + [(False, 0, 0)] * extra
+        same, matches, total = (np.array(column) for column in zip(*scores)) if scores else (np.zeros(0, bool),) * 3
+        columns.unfolding_exact = same.astype(bool) & answered
+        columns.unfolding_matches, columns.unfolding_total = matches.astype(np.int64), total.astype(np.int64)
+    return columns
+
+
+def column_metrics(items: ItemColumns, fields: Sequence[str], rows: np.ndarray | slice = slice(None)) -> dict[str, float | None]:
+    """`aggregate` on columns (optionally on some rows): the same pooled formulas."""
+    g, p, m = items.truth[rows], items.predicted[rows], items.matched[rows]
+    n = len(g)
+    denominator = int((g + np.maximum(0, p - g)).sum())
+    metrics = {
+        "exact_match": ratio(int(items.exact[rows].sum()), n),
+        "partial": ratio(int(m.sum()), denominator),
+        **{f"field_{f}": ratio(int(items.fields[f][rows].sum()), denominator) for f in fields},
+        "extra_rate": ratio(int((p > m).sum()), n),
+        "missing_rate": ratio(int((g > m).sum()), n),
+    }
+    if items.unfolding_exact is not None:
+        metrics["unfolding_exact"] = ratio(int(items.unfolding_exact[rows].sum()), n)
+        metrics["unfolding_steps"] = ratio(int(items.unfolding_matches[rows].sum()), int(items.unfolding_total[rows].sum()))
+    return metrics
+
+
+def column_counts(items: ItemColumns, inconsistent: int) -> dict[str, int]:
+    """`default_counts` on columns."""
+    statuses = Counter(items.status)
+    return {"items": len(items), "exact": int(items.exact.sum()), "matched_holes": int(items.matched.sum()),
+            "truth_holes": int(items.truth.sum()), "predicted_holes": int(items.predicted.sum()),
+            "duplicate_ids": 0, "declared_total_inconsistent": inconsistent,
+            **{f"answers_{k}": v for k, v in sorted(statuses.items())}}
+
+
+def column_groups(items: ItemColumns) -> dict[str, dict]:
+    """`group_breakdown(items, group_summary)` on columns: per group kind and group, the item count,
+    exact match, partial (and unfolding exact)."""
+    keep = ("exact_match", "partial", "unfolding_exact")
+    out = {}
+    for kind, labels in items.groups.items():
+        names, inverse = np.unique(np.array(labels, dtype=object).astype(str), return_inverse=True)
+        groups = {}
+        for index in sorted(range(len(names)), key=lambda k: _group_order(str(names[k]))):
+            rows = np.flatnonzero(inverse == index)
+            metrics = column_metrics(items, (), rows)
+            groups[str(names[index])] = {"items": len(rows), **{k: metrics[k] for k in keep if k in metrics}}
+        out[kind] = groups
+    return out
 
 
 def group_summary(members: Sequence[ItemScore], *, unfolding: bool) -> dict:
@@ -255,10 +343,26 @@ PLAN_RULES_KEPT = ("correct", "holes_differ")
 
 def planning_task_of(truth: TruthItem) -> PlanningTask:
     """The planning task a truth item poses (its holes already parsed), or an invalid one."""
-    try:
-        return PlanningTask(truth.id, task_folds(truth.record), truth.holes)
-    except InputError as err:
-        return PlanningTask(truth.id, error=str(err.at(item=truth.id)))
+    return planning_tasks_of([truth])[0]
+
+
+def planning_tasks_of(truth: Sequence[TruthItem]) -> list[PlanningTask]:
+    """`planning_task_of` for a batch. Items posing the same task (the same parsed holes and fold
+    count: copies of one record, as a reward batch holds) share one PlanningTask, whose id is the
+    first such item's: the scorer reads verdicts by position, never by task id."""
+    shared: dict[tuple[int, int], tuple] = {}  # (id(holes), folds) -> (holes, task); holding holes keeps the id valid
+    tasks = []
+    for t in truth:
+        try:
+            folds = task_folds(t.record)
+        except InputError as err:
+            tasks.append(PlanningTask(t.id, error=str(err.at(item=t.id))))
+            continue
+        key = (id(t.holes), folds)
+        if key not in shared:
+            shared[key] = (t.holes, PlanningTask(t.id, folds, t.holes))
+        tasks.append(shared[key][1])
+    return tasks
 
 
 def scored_plans(truth: Sequence[TruthItem], chosen: Sequence[Answer | None], *,
@@ -269,7 +373,7 @@ def scored_plans(truth: Sequence[TruthItem], chosen: Sequence[Answer | None], *,
     (rotation, fold count, more than 2 punches) keeps its holes for the partial scores but cannot
     be exact. `judged` is the judgement of `chosen` when the caller has it already."""
     if judged is None:
-        judged = judge_plans([planning_task_of(t) for t in truth], chosen)
+        judged = judge_plans(planning_tasks_of(truth), chosen)
     replay = judged.replay
     replayed = replay.status == OK
     result = np.where(replayed[:, None], replay.result, NO_HOLE)
@@ -311,19 +415,29 @@ def key_hole_counts(truth_keys: np.ndarray, predicted_keys: np.ndarray, fields: 
                     max_cells: int = 1 << 21) -> dict[str, np.ndarray]:
     """`hole_counts` for holes given as keys: matched holes per item (int[N]), "exact" and per
     field, by maximum matching, in chunks of at most `max_cells` [items, G, P] cells."""
-    truth_keys = truth_keys[:, : max(1, int((truth_keys != NO_HOLE).sum(1).max(initial=0)))]
+    truth_keys = np.sort(truth_keys, axis=1)
     predicted_keys = np.sort(predicted_keys, axis=1)
-    predicted_keys = predicted_keys[:, : max(1, int((predicted_keys != NO_HOLE).sum(1).max(initial=0)))]
-    n = len(truth_keys)
-    step = max(1, max_cells // (truth_keys.shape[1] * predicted_keys.shape[1]))
-    parts = []
-    for start in range(0, n, step):
-        chunk = slice(start, start + step)
+    width = max(1, int((truth_keys != NO_HOLE).sum(1).max(initial=0)), int((predicted_keys != NO_HOLE).sum(1).max(initial=0)))
+    truth_keys, predicted_keys = _width(truth_keys, width), _width(predicted_keys, width)
+    truth_count = (truth_keys != NO_HOLE).sum(1)
+    # equal multisets match hole for hole under every field test: only the others need a matching
+    same = (truth_keys == predicted_keys).all(1)
+    counts = {name: np.where(same, truth_count, 0) for name in ("exact", *fields)}
+    rows = np.flatnonzero(~same)
+    step = max(1, max_cells // (width * width))
+    for start in range(0, len(rows), step):
+        chunk = rows[start : start + step]
         tests = field_tests(key_tensors(truth_keys[chunk], predicted=False), key_tensors(predicted_keys[chunk], predicted=True))
-        parts.append({name: maximum_matching_sizes(tests[name]) for name in ("exact", *fields)})
-    if not parts:
-        return {name: np.zeros(0, np.int64) for name in ("exact", *fields)}
-    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+        for name in counts:
+            counts[name][chunk] = maximum_matching_sizes(tests[name])
+    return counts
+
+
+def _width(keys: np.ndarray, width: int) -> np.ndarray:
+    """Sorted key rows cut or NO_HOLE-padded to `width` columns."""
+    if keys.shape[1] >= width:
+        return keys[:, :width]
+    return np.concatenate([keys, np.full((len(keys), width - keys.shape[1]), NO_HOLE, keys.dtype)], axis=1)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -342,7 +456,7 @@ def score_completions(task: str, truth: Sequence[TruthItem | dict], completions:
         raise ValueError(f"{len(truth)} truth items but {len(completions)} completions")
     if task == "planning":
         answers, preparsed = read_completions(completions)
-        judged = judge_plans([planning_task_of(t) for t in truth], answers, _preparsed=preparsed)
+        judged = judge_plans(planning_tasks_of(truth), answers, _preparsed=preparsed)
         return report_of(task, truth, scored_plans(truth, answers, judged=judged))
     with paused_gc():
         chosen = [replace(answer_of_completion(c, i), id=t.id) for i, (t, c) in enumerate(zip(truth, completions))]

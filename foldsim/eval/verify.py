@@ -119,7 +119,7 @@ class Verdict:
         missing, extra = multiset_difference(self.replay.result[self.row], self.replay.target[self.row])
         return tuple(map(hole_of_key, missing)), tuple(map(hole_of_key, extra))
 
-    @cached_property
+    @property
     def detail(self) -> str:
         if self.note or self.reason in (CORRECT, "missing_answer"):
             return self.note

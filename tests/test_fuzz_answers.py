@@ -1,0 +1,242 @@
+"""Fuzzed model answers through every parse, score (default mode) and verify path (issue 12 item 6):
+no exception escapes, no answer takes a second, no garbage is ever scored correct, and the fast
+paths (strict decode, dict-lookup plans, table replay) give the tolerant reader's and the kernel's
+verdicts on every fuzzed answer.
+
+Each example is a batch of BATCH answers (so the batched scorers run as they do in real use);
+timings are taken per answer for parsing and per batch, divided by its size, for scoring and
+verifying. Each batch test runs FOLDSIM_FUZZ_EXAMPLES / 30 batches: `make fuzz` (10,000) drives
+10,000 fuzzed answers through the three of them, `make test` (2,000) a fifth of that.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from foldsim.codes import code_of_entry
+from foldsim.errors import InputError
+from foldsim.eval.answers import (
+    ANSWER_KEYS, STATUSES, find_answer_json, load_answers, parse_answer_record,
+)
+from foldsim.eval.score_base import truth_item
+from foldsim.eval.scoring import score_default
+from foldsim.eval.verify import judge_plans, verify_completions
+
+from conftest import GENERALIZATION, PLANNING, fuzz_settings, require
+
+pytestmark = pytest.mark.fuzz
+
+SECOND = 1.0
+BATCH = 10  # answers per example
+SHARE = 1 / 30  # of FOLDSIM_FUZZ_EXAMPLES, per batch test
+
+_PLANNING = json.loads(require(PLANNING).read_text())
+_PREDICTION = json.loads(require(GENERALIZATION).read_text())
+PLAN_RECORDS = [_PLANNING[i] for i in (0, 150, 260, 300, 390)]  # 4, 3, 2, 2, 1 folds
+PREDICTION_RECORDS = _PREDICTION[:6]
+PLAN_TASKS = [truth_item(r, i) for i, r in enumerate(PLAN_RECORDS)]
+PREDICTION_TRUTH = [truth_item(r, i) for i, r in enumerate(PREDICTION_RECORDS)]
+
+
+def perfect_plan(record: dict) -> dict:
+    return {"folds": [code_of_entry(e) for e in record["foldingTypes"]], "holes": record["initialHoles"][:2]}
+
+
+def perfect_prediction(record: dict) -> dict:
+    return {k: record[k] for k in ("totalNumberofHoles", "unfoldingTypes", "resultHoles")}
+
+
+# ------------------------------------------------------------------------------------------------ strategies
+
+scalars = (st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+           | st.text(max_size=8) | st.sampled_from(["H1-F", "v2-b", "R-90", "star", "large", "0, 180", "(1, 2, 1)", "17", ""]))
+wild = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+    st.sampled_from([*ANSWER_KEYS, "shape", "size", "location", "direction", "x"]), inner, max_size=3), max_leaves=6)
+hole = st.fixed_dictionaries({}, optional={"shape": wild, "size": wild, "location": wild, "direction": wild})
+garbage_object = st.fixed_dictionaries({}, optional={
+    "folds": wild | st.lists(wild, max_size=5), "holes": wild | st.lists(hole, max_size=4),
+    "resultHoles": wild | st.lists(hole, max_size=6), "totalNumberofHoles": wild, "unfoldingTypes": wild,
+    "foldingTypes": wild, "initialHoles": wild})
+
+
+@st.composite
+def damaged_text(draw, body: str) -> str:
+    """`body` with the damage models make or an attacker would: fences (closed or not), truncation,
+    prose around it, deep nesting, 5,000-digit numbers, repeated candidates, random text."""
+    text = body
+    if draw(st.booleans()):
+        text = draw(st.sampled_from(["```json\n", "```\n", "``` JSON ", "Answer:\n```json\n"])) + text + draw(
+            st.sampled_from(["\n```", "", "\n```\nDone.", "```"]))
+    choice = draw(st.integers(0, 9))
+    if choice == 0:
+        text = text[: draw(st.integers(0, len(text)))]
+    elif choice == 1:
+        depth = draw(st.integers(1, 3000))
+        text = draw(st.sampled_from(["[", "{\"resultHoles\": ", "{\"folds\": [", "{"])) * depth + text
+    elif choice == 2:
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + "9" * draw(st.sampled_from([25, 400, 5000])) + text[at:]
+    elif choice == 3:
+        text = draw(st.text(max_size=60)) + text + draw(st.text(max_size=60))
+    elif choice == 4:
+        text = ("```json\n{\"folds\": [H1-F,\n" * draw(st.integers(1, 300))) + text
+    elif choice == 5:
+        text = draw(st.binary(max_size=200)).decode("utf-8", "replace")
+    elif choice == 6:
+        text = text.replace('"', "'")
+    return text
+
+
+def envelope(text: str | None, provider: str, item: str, ok: bool) -> object:
+    """`text` in a provider's result line; `ok=False` gives that provider's failure shapes."""
+    chat = {"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}
+    lines = {
+        "raw": text,
+        "response": {"id": item, "response": text},
+        "openai": {"id": "b", "custom_id": item, "response": {"status_code": 200 if ok else 500, "request_id": "r", "body": chat},
+                   "error": None if ok else {"code": "server_error", "message": "x"}},
+        "responses": {"custom_id": item, "error": None, "response": {"status_code": 200, "request_id": "r", "body": {
+            "object": "response", "status": "completed" if ok else "failed",
+            "output": [{"type": "message", "content": [{"type": "output_text", "text": text}]}]}}},
+        "anthropic": {"custom_id": item, "result": {"type": "succeeded", "message": {"content": [{"type": "text", "text": text}]}}
+                      if ok else {"type": "errored", "error": {"type": "error", "error": {"type": "overloaded_error"}}}},
+        "gemini": {"key": item, "response": {"candidates": [{"content": {"parts": [{"text": text}]}}]}} if ok
+        else {"key": item, "status": {"code": 8, "message": "quota"}},
+        "runner": {"id": item, "response": chat} if ok else {"id": item, "error": {"message": "boom"}},
+    }
+    return lines[provider]
+
+
+@st.composite
+def fuzzed_answer(draw, records: list[dict], perfect) -> tuple[object, bool]:
+    """(record or text, whether it may be scored correct): garbage never may; the perfect answer in
+    a successful envelope, undamaged, must be (checked by the caller), damaged it may or may not."""
+    index = draw(st.integers(0, len(records) - 1))
+    item = records[index]["id"]
+    kind = draw(st.sampled_from(["garbage", "garbage", "perfect", "damaged", "wild_envelope"]))
+    provider = draw(st.sampled_from(["raw", "response", "openai", "responses", "anthropic", "gemini", "runner"]))
+    if kind == "wild_envelope":  # wrong types where the envelopes have structure
+        return {"custom_id": item, "response": draw(wild), "result": draw(wild), "candidates": draw(wild),
+                "choices": draw(wild), "error": draw(st.none() | wild), "status": draw(wild)}, False
+    if kind == "garbage":
+        body = json.dumps(draw(garbage_object)) if draw(st.booleans()) else draw(st.text(max_size=100))
+        return envelope(draw(damaged_text(body)), provider, item, draw(st.booleans())), False
+    body = json.dumps(perfect(records[index]))
+    if kind == "perfect":
+        return envelope(body, provider, item, True), True
+    return envelope(draw(damaged_text(body)), provider, item, draw(st.booleans())), True
+
+
+def parse_timed(records: list[object]) -> list:
+    """Parse each answer, asserting it takes under a second and gives a known status."""
+    answers = []
+    for i, record in enumerate(records):
+        started = time.perf_counter()
+        answer = parse_answer_record(record, i)
+        answer.prediction(), answer.prediction(directions=False), answer.plan()
+        assert time.perf_counter() - started < SECOND, f"answer {i} took over a second"
+        assert answer.status in STATUSES and isinstance(answer.reason, str)
+        answers.append(answer)
+    return answers
+
+
+def retagged(answers: list, records: list[dict], picks: list[int]) -> list:
+    from dataclasses import replace
+
+    return [replace(a, id=records[k]["id"]) for a, k in zip(answers, picks)]
+
+
+# ------------------------------------------------------------------------------------------------ tests
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled():
+    """Compile the kernel shapes the fuzzed batches use (1..16 rows, 6 actions, 4 punches) and build
+    the fold-sequence table before any answer is timed: compilation is once per process, not per answer."""
+    answers = [parse_answer_record({"id": r["id"], **perfect_plan(r)}, i) for i, r in enumerate(PLAN_RECORDS)]
+    for size in (1, 9):
+        judge_plans(PLAN_RECORDS[:1] * size, answers[:1] * size, engine="kernel")
+    judge_plans(PLAN_RECORDS, answers)
+
+
+@fuzz_settings(SHARE)
+@given(batch=st.lists(fuzzed_answer(PREDICTION_RECORDS, perfect_prediction), min_size=BATCH, max_size=BATCH),
+       task=st.sampled_from(["prediction", "backward", "text", "generalization"]))
+def test_fuzzed_prediction_answers_parse_and_score(batch, task):
+    records = [record for record, _ in batch]
+    answers = parse_timed(records)
+    started = time.perf_counter()
+    ids = [PREDICTION_TRUTH[[t.id for t in PREDICTION_TRUTH].index(a.id)] if a.id in {t.id for t in PREDICTION_TRUTH}
+           else None for a in answers]
+    for answer, truth, (_, may) in zip(answers, ids, batch):
+        if truth is None:
+            continue
+        report = score_default(task, [truth], [answer])
+        assert 0.0 <= report.metrics["partial"] <= 1.0
+        if report.items[0].exact:
+            assert may, f"garbage scored exact: {answer!r}"
+    assert (time.perf_counter() - started) / len(batch) < SECOND
+
+
+@fuzz_settings(SHARE)
+@given(batch=st.lists(fuzzed_answer(PLAN_RECORDS, perfect_plan), min_size=BATCH, max_size=BATCH))
+def test_fuzzed_plans_verify_and_score_the_same_on_every_path(batch):
+    records = [record for record, _ in batch]
+    answers = parse_timed(records)
+    by_id = {r["id"]: k for k, r in enumerate(PLAN_RECORDS)}
+    picks = [by_id.get(a.id, 0) for a in answers]
+    tasks = [PLAN_RECORDS[k] for k in picks]
+    started = time.perf_counter()
+    fast = judge_plans(tasks, answers)
+    slow = judge_plans(tasks, answers, engine="kernel", fast=False)
+    assert fast.reasons.tolist() == slow.reasons.tolist()
+    assert fast.notes == slow.notes and fast.codes == slow.codes
+    assert [fast.verdict(i).detail for i in range(len(fast))] == [slow.verdict(i).detail for i in range(len(slow))]
+    assert verify_completions(tasks, records).reasons.tolist() == judge_plans(
+        tasks, [parse_answer_record(r, i) for i, r in enumerate(records)]).reasons.tolist()
+    for i, (_, may) in enumerate(batch):
+        if fast.correct[i]:
+            assert may, f"garbage verified correct: {records[i]!r}"
+    report = score_default("planning", PLAN_TASKS, answers)
+    last = {a.id: i for i, a in enumerate(answers)}  # the scorer keeps the last answer of an id
+    for item in report.items:
+        if item.exact:
+            assert batch[last[item.id]][1], f"garbage scored exact: {records[last[item.id]]!r}"
+    assert (time.perf_counter() - started) / len(batch) < SECOND
+
+
+@fuzz_settings(SHARE)
+@given(batch=st.lists(fuzzed_answer(PLAN_RECORDS, perfect_plan), min_size=BATCH, max_size=BATCH),
+       broken=st.lists(st.text(max_size=80).map(str.encode) | st.binary(max_size=40), max_size=3))
+def test_fuzzed_answer_files_lose_only_their_bad_lines(tmp_path_factory, batch, broken):
+    """JSON Lines of fuzzed records with random byte lines mixed in: only InputError (for a file
+    that is not text at all) may come out of reading, and every good line is an answer."""
+    path = tmp_path_factory.mktemp("fuzz") / "answers.jsonl"
+    lines = [json.dumps(record).encode() for record, _ in batch]
+    data = b"\n".join(lines + [line.replace(b"\n", b" ") for line in broken])
+    path.write_bytes(data)
+    started = time.perf_counter()
+    try:
+        answers = load_answers(path)
+    except InputError:
+        return
+    assert (time.perf_counter() - started) / (len(lines) + len(broken)) < SECOND
+    assert len(answers) >= len(lines)
+    assert all(a.status in STATUSES for a in answers)
+
+
+@fuzz_settings(1 / BATCH)
+@given(text=st.text(max_size=400) | st.binary(max_size=400).map(lambda b: b.decode("latin-1")),
+       repeat=st.integers(1, 2000))
+def test_fuzzed_texts_find_answers_in_bounded_time(text, repeat):
+    """Random and repeated text (up to ~1 MB): the search ends under a second and never raises."""
+    big = (text * repeat)[:1_000_000]
+    started = time.perf_counter()
+    data, reason, status = find_answer_json(big)
+    assert time.perf_counter() - started < SECOND
+    assert status in STATUSES and (data is None) == bool(reason)
+    assert find_answer_json(big, fast=False)[0] == data
