@@ -43,7 +43,8 @@ class Config:
         record = record_object(record, item)
         entries = record.get("foldingTypes")
         if not isinstance(entries, list) or not entries:
-            raise InputError("missing or not a non-empty list", item=item, field="foldingTypes")
+            got = "it is missing" if "foldingTypes" not in record else f"got {json_kind(entries) if entries != [] else 'an empty one'}"
+            raise InputError(f"missing or not a non-empty list ({got})", item=item, field="foldingTypes")
         if not isinstance(record.get("initialHoles"), list):
             got = "missing" if "initialHoles" not in record else f"must be a list, got {json_kind(record['initialHoles'])}"
             raise InputError(got, item=item, field="initialHoles")

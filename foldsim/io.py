@@ -190,7 +190,7 @@ def record_object(record: object, item: str) -> dict:
 
 def json_kind(value: object) -> str:
     """What a JSON value is, in words ("an array", "null"), for errors about the wrong kind."""
-    names = {list: "an array", str: "a string", bool: "a boolean", type(None): "null", int: "a number", float: "a number"}
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null", int: "a number", float: "a number"}
     return names.get(type(value), type(value).__name__)
 
 
