@@ -62,4 +62,5 @@ def internal_error_text(error: BaseException) -> str:
     message = " ".join(str(error).split())
     if len(message) > 200:
         message = message[:197] + "..."
-    return f"internal error: {type(error).__name__}: {message} (a bug; rerun with {DEBUG_ENV}=1 for the traceback)"
+    what = f"{type(error).__name__}: {message}" if message else type(error).__name__
+    return f"internal error: {what} (a bug; rerun with {DEBUG_ENV}=1 for the traceback)"
