@@ -1,10 +1,12 @@
 """The README's main job (`make demo`): a small MentalBlackboard-style dataset with every modality.
 
 One prediction item per structure group (9 groups, 1 to 6 actions), written to demo-out/ as the
-benchmark's JSON plus text grids, 2-D step images, 3-D folding/unfolding videos and result images;
-then the generated JSON is re-simulated and compared (`foldsim check`), and the paths to look at are
-printed. Videos are small (320x240 at 12 fps) so the whole run takes a few minutes on a 2-core CPU.
-Run it again and finished items are skipped (delete demo-out/ to start over).
+benchmark's JSON plus text grids, 2-D step images, and the 3-D animation both as frame folders (what
+a model is shown, `foldingFramesDir`) and as MP4s, with the result images; then the generated JSON is
+re-simulated and compared (`foldsim check`), and the paths to look at are printed. The 3-D media use
+the dataset defaults (the reference cadence: ~7 frames per fold, 2 fps folding / 3 fps unfolding
+videos, camera straight down, captions in words) at 640x480; about 30 s on a 2-core CPU. Run it
+again and finished items are skipped (delete demo-out/ to start over).
 """
 
 from __future__ import annotations
@@ -20,12 +22,11 @@ from foldsim.rules import GROUPS
 
 OUT = Path("demo-out")
 SEED = 2024
-VIDEO = {"width": 320, "height": 240, "fps": 12}
 
 
 def main() -> int:
     options = GenerateOptions("prediction", tuple(GROUPS), count=1, seed=SEED)
-    request = MediaRequest.of(video=True, images=True, text=True, **VIDEO)
+    request = MediaRequest.of(video=True, frames=True, images=True, text=True)  # the reference cadence
     workers = default_workers()
     print(f"generating {len(GROUPS)} items (one per structure group) into {OUT}/ with {workers} worker(s)...")
     path, records, report = write_dataset(options, OUT, request, workers=workers)
@@ -46,7 +47,9 @@ def main() -> int:
     print("\nwhere to look:")
     print(f"  dataset JSON        {path}")
     print(f"  numbered sheet      {OUT / SHEET_FILE}")
+    print(f"  folding frames      {OUT / first['foldingFramesDir']}/  (what a model is shown)")
     print(f"  folding video       {OUT / first['foldingVideo']}")
+    print(f"  unfolding frames    {OUT / first['unfoldingFramesDir']}/")
     print(f"  unfolding video     {OUT / first['unfoldingVideo']}")
     print(f"  result image        {OUT / first['resultImg']}")
     print(f"  2-D step images     {OUT / 'img_text_outputs' / first['id'] / 'img'}/")

@@ -491,16 +491,16 @@ class Mp4Sink:
     `path` by `commit()`. The bytes depend only on the frames, the size and the fps."""
 
     def __init__(self, path: Path, width: int, height: int, fps: int):
-        from moviepy.config import FFMPEG_BINARY  # moviepy's ffmpeg (imageio-ffmpeg's binary)
-
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = _temp_name(path)
-        command = [FFMPEG_BINARY, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
-                   "-s", f"{width}x{height}", "-r", str(fps), "-i", "-", "-an", "-vcodec", "libx264",
-                   *FFMPEG_PARAMS, str(self._tmp)]
         with warnings.catch_warnings():  # JAX warns on any fork; ffmpeg is fork + exec, which is safe
             warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
+            from moviepy.config import FFMPEG_BINARY  # moviepy's ffmpeg; its first import runs `ffmpeg -version`
+
+            command = [FFMPEG_BINARY, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
+                       "-s", f"{width}x{height}", "-r", str(fps), "-i", "-", "-an", "-vcodec", "libx264",
+                       *FFMPEG_PARAMS, str(self._tmp)]
             self._proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                           stderr=subprocess.PIPE)
 

@@ -16,7 +16,19 @@ TextOption = Annotated[bool, typer.Option("--text", help="text grids")]
 WorkersOption = Annotated[int | None, typer.Option("--workers", help="render processes (default: min(2, CPUs))")]
 WidthOption = Annotated[int | None, typer.Option("--width", help="video width in pixels (even)")]
 HeightOption = Annotated[int | None, typer.Option("--height", help="video height in pixels (even)")]
-FpsOption = Annotated[int | None, typer.Option("--fps", help="video frames per second")]
+FpsOption = Annotated[int | None, typer.Option("--fps", help="frames per second of both videos (see --folding-fps, --unfolding-fps)")]
+FramesOption = Annotated[bool, typer.Option("--frames", help="3-D animation frames as PNG folders and the result PNG")]
+CadenceOption = Annotated[str | None, typer.Option(
+    "--cadence", help="reference (the benchmark's: ~7 frames per fold, 2/3 fps, camera straight down, captions in "
+                      "words; default) | smooth (eased, 24 fps, for people)")]
+FoldingFpsOption = Annotated[int | None, typer.Option("--folding-fps", help="folding video frames per second")]
+UnfoldingFpsOption = Annotated[int | None, typer.Option("--unfolding-fps", help="unfolding video frames per second")]
+SecondsOption = Annotated[float | None, typer.Option("--seconds-per-action", help="smooth cadence: seconds per fold or rotation")]
+ElevationOption = Annotated[float | None, typer.Option("--elevation", help="camera elevation in degrees (90: straight down)")]
+CaptionsOption = Annotated[str | None, typer.Option("--captions", help="words (no codes) | codes | none")]
+BackendOption = Annotated[str, typer.Option("--backend", help="local (worker processes) | ray (Ray tasks)")]
+AddressOption = Annotated[str | None, typer.Option(
+    "--address", help="ray: the cluster to run on (auto, HOST:6379, ray://HOST:10001); default: a local instance")]
 
 
 def _worker_count(workers: int | None) -> int:
@@ -38,6 +50,7 @@ def generate(
     video: VideoOption = False,
     images: ImagesOption = False,
     text: TextOption = False,
+    frames: FramesOption = False,
     workers: WorkersOption = None,
     first_id: Annotated[int, typer.Option("--first-id", help="number of the first item (PFHP_<n>)")] = 1,
     attribute: Annotated[str | None, typer.Option(
@@ -47,6 +60,14 @@ def generate(
     width: WidthOption = None,
     height: HeightOption = None,
     fps: FpsOption = None,
+    cadence: CadenceOption = None,
+    folding_fps: FoldingFpsOption = None,
+    unfolding_fps: UnfoldingFpsOption = None,
+    seconds_per_action: SecondsOption = None,
+    elevation: ElevationOption = None,
+    captions: CaptionsOption = None,
+    backend: BackendOption = "local",
+    address: AddressOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {data, records, rendered, skipped, failed}")] = False,
 ) -> None:
     """Generate a MentalBlackboard-format dataset by structure group, with the media asked for."""
@@ -56,10 +77,17 @@ def generate(
 
     try:
         options = GenerateOptions(task, tuple(group), count, seed, first_id, not allow_odd_totals, attribute).validate()
-        request = MediaRequest.of(video=video, images=images, text=text, width=width, height=height, fps=fps)
+        request = MediaRequest.of(video=video, frames=frames, images=images, text=text, width=width, height=height,
+                                  fps=fps, cadence=cadence, folding_fps=folding_fps, unfolding_fps=unfolding_fps,
+                                  seconds_per_action=seconds_per_action, camera_elevation=elevation, captions=captions)
+        _check_backend(backend, address)
     except InputError as error:
         fail(str(error))
-    path, records, report = write_dataset(options, out_dir, request, workers=_worker_count(workers), console=err)
+    try:
+        path, records, report = write_dataset(options, out_dir, request, workers=_worker_count(workers),
+                                              backend=backend, address=address, console=err)
+    except InputError as error:  # the output folder: unwritable, full, busy; an unreachable Ray cluster
+        fail(str(error))
     if not as_json:
         out.print(f"wrote {len(records)} records to {path}", markup=False)
     _print_render_report(report, as_json, {"data": str(path), "records": len(records)})
@@ -73,9 +101,28 @@ def _print_render_report(report, as_json: bool = False, extra: dict | None = Non
     elif report.rendered or report.skipped or report.failed:
         out.print(f"media: {len(report.rendered)} rendered, {len(report.skipped)} already complete, "
                   f"{len(report.failed)} failed", markup=False)
+    if report.removed_temps and not as_json:
+        err.print(f"note: removed {report.removed_temps} temp file(s) left by an interrupted run", markup=False)
     for item_id, reason in report.failed.items():
         err.print(f"error: {item_id}: {reason}", markup=False)
+    if report.fatal:  # the output itself failed (full, read-only): finished items are kept, rerun resumes
+        fail(report.fatal)
     raise typer.Exit(1 if report.failed else 0)
+
+
+def _check_backend(backend: str, address: str | None) -> None:
+    """--backend/--address before any work: a known backend, Ray installed when asked for."""
+    from ..dataset.media import BACKENDS
+    from ..errors import InputError
+
+    if backend not in BACKENDS:
+        raise InputError(f"unknown backend {backend!r} (expected {' or '.join(BACKENDS)})", field="--backend")
+    if address is not None and backend != "ray":
+        raise InputError("only the ray backend runs on a cluster (add --backend ray)", field="--address")
+    if backend == "ray":
+        from ..dataset.backends import require_ray
+
+        require_ray()
 
 
 @app.command()
@@ -85,11 +132,20 @@ def render(
     video: VideoOption = False,
     images: ImagesOption = False,
     text: TextOption = False,
+    frames: FramesOption = False,
     workers: WorkersOption = None,
     ids: Annotated[list[str] | None, typer.Option("--ids", help="only these ids (repeatable, or comma-separated)")] = None,
     width: WidthOption = None,
     height: HeightOption = None,
     fps: FpsOption = None,
+    cadence: CadenceOption = None,
+    folding_fps: FoldingFpsOption = None,
+    unfolding_fps: UnfoldingFpsOption = None,
+    seconds_per_action: SecondsOption = None,
+    elevation: ElevationOption = None,
+    captions: CaptionsOption = None,
+    backend: BackendOption = "local",
+    address: AddressOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {rendered, skipped, failed} as JSON")] = False,
 ) -> None:
     """Render the media of an existing file; items that cannot be drawn are reported and skipped."""
@@ -98,14 +154,21 @@ def render(
     from ..dataset.media import MediaRequest, render_items, renderable
 
     try:
-        request = MediaRequest.of(video=video, images=images, text=text, width=width, height=height, fps=fps)
+        request = MediaRequest.of(video=video, frames=frames, images=images, text=text, width=width, height=height,
+                                  fps=fps, cadence=cadence, folding_fps=folding_fps, unfolding_fps=unfolding_fps,
+                                  seconds_per_action=seconds_per_action, camera_elevation=elevation, captions=captions)
+        _check_backend(backend, address)
         records = read_records(file)
     except InputError as error:
         fail(str(error))
     if not request.modalities:
-        fail("--video/--images/--text: ask for at least one modality")
+        fail("--video/--frames/--images/--text: ask for at least one modality")
     wanted = [i for chunk in ids for i in chunk.split(",") if i] if ids else None
     drawable, failed = renderable(records, wanted)
-    report = render_items(drawable, out_dir, request, workers=_worker_count(workers), console=err)
+    try:
+        report = render_items(drawable, out_dir, request, workers=_worker_count(workers), backend=backend,
+                              address=address, console=err, source=Path(file).name)
+    except InputError as error:  # the output folder: unwritable, full, busy; an unreachable Ray cluster
+        fail(str(error))
     report.failed = {**failed, **report.failed}
     _print_render_report(report, as_json)

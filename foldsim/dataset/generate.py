@@ -31,10 +31,9 @@ from ..config import Config
 from ..enumerate import CODE_OF_ACTION, configurations, fold_rows
 from ..errors import InputError
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value
-from ..io import atomic_write_json
 from ..kernels import actions as A
 from ..kernels.sheet import N_TRIANGLES
-from .media import MediaRequest, RenderReport, asset_fields, render_items, write_sheet
+from .media import MediaRequest, RenderReport, asset_fields, open_output
 from ..rules import GROUPS, MENTALBLACKBOARD
 from ..simulate import Result, simulate
 from ..solve import count_solutions
@@ -416,12 +415,19 @@ def add_solution_counts(records: list[dict]) -> None:
 
 
 def write_dataset(options: GenerateOptions, out_dir: str | Path, request: MediaRequest, *, workers: int = 1,
+                  backend: str = "local", address: str | None = None,
                   console: Console | None = None) -> tuple[Path, list[dict], RenderReport]:
-    """Generate the records, write them as the task's benchmark JSON file (atomically) next to the
-    numbered sheet its prompts show, then render the requested media (resuming: complete items are
-    skipped). Returns the JSON path, the records and the render report."""
-    records = generate_records(options)
+    """Generate the records and write them as the task's benchmark JSON file next to the numbered
+    sheet its prompts show, then render the requested media (resuming: complete items are skipped).
+
+    The output folder is checked and locked before any work (`media.open_output`: one line, not a
+    traceback after the work, for a read-only, full or busy folder). The JSON is written atomically
+    before and after rendering, each time listing only the media fields whose files are verifiably
+    there, so a rerun with another seed or an interrupted run never leaves a record pointing at
+    another item's media. Returns the JSON path, the records as written and the render report."""
     path = Path(out_dir) / DATA_FILE[options.task]
-    atomic_write_json(path, records)
-    write_sheet(out_dir)
-    return path, records, render_items(records, out_dir, request, workers=workers, console=console)
+    with open_output(out_dir, request, (path.name,)) as folder:
+        records = generate_records(options)
+        report = folder.render(records, workers=workers, backend=backend, address=address, console=console,
+                               source=path.name, data_path=path)
+        return path, folder.listed_records(records), report

@@ -1,28 +1,41 @@
-"""Every modality of an item (text grids, 2-D step images, 3-D videos + result image) written into a
-dataset folder, in parallel worker processes, resumably: shared by `foldsim generate` and
-`foldsim render`.
+"""Every modality of an item (text grids, 2-D step images, 3-D videos, 3-D frames, result image)
+written into a dataset folder, in parallel (local processes or Ray tasks), resumably and without
+ever mixing runs: shared by `foldsim generate` and `foldsim render`.
 
 Layout (the benchmark's, formats §1.2 and §5), under the dataset root:
     paper_structure.png                           the numbered sheet, once per folder
     folding_videos/PF_<n>_animation.mp4           --video
     unfolding_videos/UP_<n>_animation.mp4         --video
-    prediction_results/PFHP_<n>_result.png        --video
+    folding_frames/PF_<n>/frame_0000.png ...      --frames
+    unfolding_frames/UP_<n>/frame_0000.png ...    --frames
+    prediction_results/PFHP_<n>_result.png        --video or --frames
     img_text_outputs/<id>/img/<id>_fold_<i>_<foldType>.png ...   --images
     img_text_outputs/<id>/text/<id>_textual_steps.txt ...        --text
-    manifest/<id>.json                            what was written for the item, and how
+    manifest/<id>.json                            what was written for the item, from what, and how
+    .foldsim.lock                                 held while a run writes into the folder
 
-Resuming: an item is skipped when its manifest covers the requested modalities (and the same video
-options) and every file it lists exists; the manifest is written atomically once the item's files
-are all in place, so an interrupted item is simply rendered again.
+Resume that cannot lie. An item's manifest holds a content hash of its record (media fields
+aside), the file it came from, and per modality the hash of the media options and the size and
+SHA-256 of every file written. A modality counts as done only if all of these still match: another
+seed, an edited record or other options re-render it (and its stale files are removed first); a
+truncated or altered file re-renders it. Manifests are written once an item's files are all in
+place, so an interrupted item is simply rendered again. Before any work: the output paths are
+checked (a folder where folders go, writable, not full), a lock on the folder makes a second
+concurrent run refuse, and temp files left by a killed run (`.<name>.<random>.tmp`) are removed.
+A record lists a media field only for files that are verifiably there (`listed`).
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
+import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import shutil
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -41,17 +54,38 @@ from ..trace import trace
 if TYPE_CHECKING:
     from ..render.animation import AnimationOptions
 
-MODALITIES = ("video", "images", "text")
+MODALITIES = ("video", "frames", "images", "text")
+#: the modalities drawn by the 3-D renderer (one render pass makes both)
+ANIMATED = ("video", "frames")
+BACKENDS = ("local", "ray")
+CADENCES = ("reference", "smooth")
+CAPTION_STYLES = ("codes", "words", "none")
 MANIFEST_DIR = "manifest"
 SHEET_FILE = "paper_structure.png"
+LOCK_FILE = ".foldsim.lock"
+#: the folders a dataset writes into (checked before any work, swept for stale temp files)
+MEDIA_DIRS = ("folding_videos", "unfolding_videos", "folding_frames", "unfolding_frames", "prediction_results",
+              "img_text_outputs", MANIFEST_DIR)
+#: the record fields naming 3-D assets, in the published order (formats §1.2)
+ASSET_FIELDS = ("foldingVideo", "foldingFramesDir", "unfoldingVideo", "unfoldingFramesDir", "resultImg")
 #: ids become file and folder names, so they are kept to a safe alphabet
 SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+#: temp files and folders of foldsim's atomic writes (`.<name>.<8 random characters>.tmp`), and the
+#: MP4 temp files of earlier versions (`.<stem>.<8 random>.mp4`)
+STALE_TEMP = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp|\..+_animation\.[A-Za-z0-9_]{8}\.mp4")
+#: errors of the output itself, not of an item: the run stops with one line instead of failing every item
+FATAL_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM}
+MIN_FREE_BYTES = 16 * 2**20  # below this, a run refuses to start: nothing could be written
+#: CLI spellings of AnimationOptions fields, for error messages
+OPTION_FLAGS = {"fps": "--folding-fps", "unfolding_fps": "--unfolding-fps", "camera_elevation": "--elevation",
+                "seconds_per_action": "--seconds-per-action", "captions": "--captions", "cadence": "--cadence",
+                "width": "--width", "height": "--height"}
 
 
 @dataclass(frozen=True)
 class MediaRequest:
-    """Which modalities to write, and the video options (AnimationOptions field overrides, kept as
-    plain data so the request pickles to workers and compares in the manifest)."""
+    """Which modalities to write, and the 3-D options (AnimationOptions field overrides, the cadence
+    included, kept as plain data so the request pickles to workers and hashes into manifests)."""
 
     modalities: tuple[str, ...]
     animation: tuple[tuple[str, object], ...] = ()
@@ -62,47 +96,91 @@ class MediaRequest:
             raise InputError(f"unknown modality {unknown[0]!r} (expected {', '.join(MODALITIES)})", field="modalities")
 
     @classmethod
-    def of(cls, *, video: bool = False, images: bool = False, text: bool = False, **animation: object) -> "MediaRequest":
-        """MediaRequest.of(video=True, text=True, width=320, height=240, fps=12); None values mean
-        the AnimationOptions default. Bad sizes raise an InputError naming the option."""
-        animation = {k: v for k, v in animation.items() if v is not None}
-        for name in ("width", "height", "fps"):
-            if name in animation:
-                check_video_option(name, animation[name])
-        wanted = {"video": video, "images": images, "text": text}
-        return cls(tuple(m for m in MODALITIES if wanted[m]), tuple(sorted(animation.items())))
+    def of(cls, *, video: bool = False, frames: bool = False, images: bool = False, text: bool = False,
+           cadence: str | None = None, fps: int | None = None, **animation: object) -> "MediaRequest":
+        """MediaRequest.of(video=True, frames=True, width=320, height=240, cadence="smooth", fps=12).
+
+        `cadence`: reference (default) or smooth (`AnimationOptions.preset`); `fps` sets both videos'
+        rate (folding_fps / unfolding_fps override each); other keywords are AnimationOptions fields;
+        None values mean the cadence's default. Bad values raise an InputError naming the option as
+        the command line spells it (the 3-D renderer is imported only when a 3-D modality is asked)."""
+        cadence = cadence or "reference"
+        if cadence not in CADENCES:
+            raise InputError(f"unknown cadence {cadence!r} (expected {' or '.join(CADENCES)})", field="--cadence")
+        folding_fps, unfolding_fps = animation.pop("folding_fps", None), animation.pop("unfolding_fps", None)
+        if fps is not None:
+            check_video_option("fps", fps)
+            folding_fps, unfolding_fps = folding_fps or fps, unfolding_fps or fps
+        animation.update(fps=folding_fps, unfolding_fps=unfolding_fps)
+        overrides = {k: v for k, v in animation.items() if v is not None}
+        for name in ("width", "height", "fps", "unfolding_fps"):
+            if name in overrides:
+                check_video_option(name, overrides[name])
+        if cadence == "reference" and "seconds_per_action" in overrides:
+            raise InputError("only the smooth cadence has it (the reference cadence has fixed frames per action)",
+                             field="--seconds-per-action")
+        if "captions" in overrides and overrides["captions"] not in CAPTION_STYLES:
+            raise InputError(f"unknown caption style {overrides['captions']!r} (expected one of "
+                             f"{', '.join(CAPTION_STYLES)})", field="--captions")
+        wanted = {"video": video, "frames": frames, "images": images, "text": text}
+        request = cls(tuple(m for m in MODALITIES if wanted[m]),
+                      tuple(sorted({**overrides, "cadence": cadence}.items())))
+        if request.animated:
+            request.animation_options()  # validates every 3-D option now, before any work
+        return request
+
+    @property
+    def animated(self) -> bool:
+        return any(m in ANIMATED for m in self.modalities)
 
     def animation_options(self) -> "AnimationOptions":
+        """The 3-D options; an InputError names the command-line option that is wrong."""
         from ..render.animation import AnimationOptions  # imported on use: it starts pyrender/EGL
 
-        return AnimationOptions(**dict(self.animation))
+        try:
+            return AnimationOptions.preset(**dict(self.animation))
+        except InputError as error:
+            name = error.field or ""
+            raise InputError(error.message, field=OPTION_FLAGS.get(name, f"--{name.replace('_', '-')}")) from None
 
-    def video_signature(self) -> dict | None:
-        """What must match for existing videos to count as done (as it reads back from JSON)."""
-        return json.loads(json.dumps(dict(self.animation))) if "video" in self.modalities else None
+    def options_hash(self, modality: str) -> str | None:
+        """What must match for a modality's files to count as done: the full 3-D options for video and
+        frames (every field, defaults included, so a changed default re-renders), nothing otherwise."""
+        if modality not in ANIMATED:
+            return None
+        from dataclasses import asdict
+
+        return content_hash(asdict(self.animation_options()))
 
 
 @dataclass
 class RenderReport:
-    """Item ids by outcome: rendered now, skipped (already complete), failed (id -> one-line reason)."""
+    """Item ids by outcome: rendered now, skipped (already complete), failed (id -> one-line reason);
+    the stale temp files removed before starting; `fatal`: why the run stopped early (the output
+    itself failed: full, read-only), or None."""
 
     rendered: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    removed_temps: int = 0
+    fatal: str | None = None
 
     def summary(self) -> dict:
-        return {"rendered": len(self.rendered), "skipped": len(self.skipped), "failed": self.failed}
+        summary = {"rendered": len(self.rendered), "skipped": len(self.skipped), "failed": self.failed}
+        if self.fatal:
+            summary["fatal"] = self.fatal
+        return summary
 
 
 def check_video_option(name: str, value: object) -> None:
     """Frame sizes must be even (yuv420p H.264), frame rates positive; InputError names the option."""
     integer = isinstance(value, int) and not isinstance(value, bool)
-    if name == "fps":
+    if name in ("fps", "unfolding_fps"):
         ok, rule = integer and value >= 1, "a positive integer"
     else:
         ok, rule = integer and value >= 2 and value % 2 == 0, "an even integer of at least 2"
     if not ok:
-        raise InputError(f"must be {rule}, got {value!r}", field=f"--{name}")
+        raise InputError(f"must be {rule}, got {value!r}", field=OPTION_FLAGS.get(name, f"--{name}"))
 
 
 def default_workers() -> int:
@@ -110,132 +188,462 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-# -- names ----------------------------------------------------------------------------------------------
+# -- names and hashes -------------------------------------------------------------------------------------
 
 
 def asset_fields(item_id: str) -> dict:
     """The record's media fields for an item id (foldingVideo ... resultImg), relative to the
     dataset root; the names come from the animation module that writes the files."""
-    from ..render.animation import video_number, video_paths
+    paths = asset_paths(item_id)
+    return {name: paths[name] for name in ASSET_FIELDS}
 
-    paths = video_paths(Path(), item_id)
-    n = video_number(item_id)
-    return {
-        "foldingVideo": paths["folding"].as_posix(),
-        "foldingFramesDir": f"folding_frames/PF_{n}",
-        "unfoldingVideo": paths["unfolding"].as_posix(),
-        "unfoldingFramesDir": f"unfolding_frames/UP_{n}",
-        "resultImg": paths["result"].as_posix(),
-    }
+
+def asset_paths(item_id: str) -> dict[str, str]:
+    """ASSET_FIELDS -> path relative to the dataset root (frames fields: the folder)."""
+    from ..render.animation import video_paths
+
+    paths = {key: path.as_posix() for key, path in video_paths(Path(), item_id).items()}
+    return {"foldingVideo": paths["folding"], "foldingFramesDir": paths["folding_frames"],
+            "unfoldingVideo": paths["unfolding"], "unfoldingFramesDir": paths["unfolding_frames"],
+            "resultImg": paths["result"]}
 
 
 def manifest_path(out_dir: str | Path, item_id: str) -> Path:
     return Path(out_dir) / MANIFEST_DIR / f"{item_id}.json"
 
 
-# -- one item (runs in a worker process) -----------------------------------------------------------------
+def content_hash(data: object) -> str:
+    """SHA-256 of canonical JSON: equal content, equal hash, whatever the key order."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def render_item(record: dict, out_dir: str, request: MediaRequest) -> list[str]:
-    """Write the requested modalities of one record; returns the files written, relative to
-    `out_dir`. Raises (InputError or ValueError) for an item the simulator cannot answer."""
-    item_id = str(record["id"])
-    history = trace(record)
-    written: list[Path] = []
-    if "text" in request.modalities:
-        written += write_text(history, out_dir, item_id)
-    if "images" in request.modalities:
-        written += write_images(history, out_dir, item_id)
-    if "video" in request.modalities:
-        from ..render.animation import write_videos  # imported on use: it starts pyrender/EGL
-
-        written += write_videos(history, out_dir, item_id, request.animation_options()).values()
-    root = Path(out_dir)
-    return [Path(p).relative_to(root).as_posix() for p in written]
+def record_hash(record: dict) -> str:
+    """The hash of what an item's media are drawn from: the record without its media fields (which
+    say what was written, not what to draw)."""
+    return content_hash({k: v for k, v in record.items() if k not in ASSET_FIELDS})
 
 
-def is_done(out_dir: str | Path, item_id: str, request: MediaRequest) -> bool:
-    """Whether an earlier run already wrote everything `request` asks for this item."""
+def file_entry(path: Path) -> list:
+    """[size, sha256] of a file, as a manifest lists it."""
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+    return [size, digest.hexdigest()]
+
+
+def file_matches(path: Path, entry: Sequence) -> bool:
+    """Whether a file is still what the manifest says: its size first (cheap: catches truncation),
+    then its hash."""
     try:
-        entry = json.loads(manifest_path(out_dir, item_id).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return path.is_file() and path.stat().st_size == entry[0] and file_entry(path) == list(entry)
+    except (OSError, TypeError, IndexError):
         return False
-    if not set(request.modalities) <= set(entry.get("modalities", ())):
-        return False
-    if "video" in request.modalities and entry.get("animation") != request.video_signature():
-        return False
-    return all((Path(out_dir) / name).is_file() for name in entry.get("files", ()))
 
 
-def write_manifest(out_dir: str | Path, item_id: str, request: MediaRequest, files: Sequence[str]) -> None:
-    """Record, atomically, that an item's files are complete."""
-    atomic_write_json(manifest_path(out_dir, item_id), {
-        "id": item_id, "modalities": list(request.modalities), "animation": request.video_signature(),
-        "files": list(files)})
+# -- manifests ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Manifest:
+    """What an item's folder holds: the record hash and source it was drawn from, and per modality
+    {"options": hash or None, "files": {relative path: [size, sha256]}}."""
+
+    item_id: str
+    record: str
+    source: str | None
+    modalities: dict[str, dict] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, out_dir: Path, item_id: str) -> "Manifest | None":
+        try:
+            data = json.loads(manifest_path(out_dir, item_id).read_text(encoding="utf-8"))
+            return cls(str(data["id"]), str(data["record"]), data.get("source"), dict(data["modalities"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing, unreadable or of an older layout: nothing is trusted
+
+    def write(self, out_dir: Path) -> None:
+        atomic_write_json(manifest_path(out_dir, self.item_id), {
+            "id": self.item_id, "record": self.record, "source": self.source, "modalities": self.modalities})
+
+    def valid(self, out_dir: Path, modality: str, options: str | None) -> bool:
+        """Whether `modality`'s files are there exactly as written, with these options."""
+        entry = self.modalities.get(modality)
+        if not isinstance(entry, dict) or entry.get("options") != options or not isinstance(entry.get("files"), dict):
+            return False
+        return all(file_matches(out_dir / name, size_hash) for name, size_hash in entry["files"].items())
+
+    def files(self, modalities: Iterable[str]) -> set[str]:
+        return {name for m in modalities for name in (self.modalities.get(m) or {}).get("files", {})}
+
+
+@dataclass(frozen=True)
+class ItemPlan:
+    """What to do for one record: the modalities to render now and the manifest entries kept."""
+
+    record: dict
+    todo: tuple[str, ...]
+    kept: Manifest
+
+
+def plan_item(out_dir: Path, record: dict, request: MediaRequest, options: dict[str, str | None],
+              source: str | None) -> ItemPlan | str:
+    """Compare an item's manifest with its record and the request; remove the files of entries that
+    no longer hold (another record, other options, a changed file) unless a valid entry lists them.
+    Returns the plan, or why the item must not be touched (its media belong to another data file)."""
+    item_id = str(record["id"])
+    digest = record_hash(record)
+    old = Manifest.read(out_dir, item_id)
+    if old is not None and old.record != digest and old.source and source and old.source != source:
+        return (f"this folder holds the media of another item {item_id}, from {old.source}; "
+                f"write {source}'s media into another folder")
+    kept = Manifest(item_id, digest, source)
+    stale: set[str] = set()
+    if old is not None:
+        for modality, entry in old.modalities.items():
+            hash_now = options.get(modality) if modality in request.modalities else (entry or {}).get("options")
+            if old.record == digest and modality in MODALITIES and old.valid(out_dir, modality, hash_now):
+                kept.modalities[modality] = entry
+            else:
+                stale |= old.files([modality])
+    for name in sorted(stale - kept.files(kept.modalities)):
+        _remove(out_dir / name)
+    if old is None or kept.modalities != old.modalities or old.record != digest or old.source != source:
+        if kept.modalities:
+            kept.write(out_dir)
+        else:
+            manifest_path(out_dir, item_id).unlink(missing_ok=True)
+    todo = tuple(m for m in request.modalities if m not in kept.modalities)
+    return ItemPlan(record, todo, kept)
+
+
+def _remove(path: Path) -> None:
+    """Remove a stale file, and its folder when that is a frames folder left empty."""
+    path.unlink(missing_ok=True)
+    parent = path.parent
+    if parent.parent.name in ("folding_frames", "unfolding_frames"):
+        try:
+            parent.rmdir()
+        except OSError:
+            pass
+
+
+def listed(record: dict, manifest: Manifest | None) -> dict:
+    """The record with exactly the media fields whose files its manifest vouches for (in the
+    published field order): a video or image when its file is listed, a frames folder when the
+    frames modality is (its frames are its files)."""
+    out = {k: v for k, v in record.items() if k not in ASSET_FIELDS}
+    present: dict[str, str] = {}
+    if manifest is not None:
+        files = manifest.files(manifest.modalities)
+        frames = manifest.modalities.get("frames") or {}
+        for name, relative in asset_paths(str(record["id"])).items():
+            folder = name.endswith("FramesDir")
+            if (folder and any(f.startswith(relative + "/") for f in frames.get("files", {}))) or \
+                    (not folder and relative in files):
+                present[name] = relative
+    if not present:
+        return out
+    ordered: dict = {}
+    for key, value in out.items():  # media fields go where the published records have them
+        if key == "initialHoles":
+            ordered.update(present)
+            present = {}
+        ordered[key] = value
+    ordered.update(present)
+    return ordered
+
+
+def listed_records(records: Sequence[dict], manifests: dict[str, Manifest]) -> list[dict]:
+    """Every record with the media fields its verified manifest (by id) vouches for."""
+    return [listed(record, manifests.get(str(record["id"]))) for record in records]
+
+
+# -- one item (runs in a worker process or a Ray task) ---------------------------------------------------
+
+
+CHOICE_TASK_TYPES = ("Choice", "Split", "PlanChoice")
+
+
+def render_item(record: dict, out_dir: str, todo: Sequence[str], request: MediaRequest) -> dict[str, dict]:
+    """Write the modalities `todo` of one record; returns the manifest entries of what was written
+    ({modality: {"options", "files": {relative path: [size, sha256]}}}). Raises (InputError,
+    ValueError, OSError) for an item that cannot be drawn or written."""
+    root = Path(out_dir)
+    item_id = str(record["id"])
+    written: dict[str, list[Path]] = {}
+    if record.get("taskType") in CHOICE_TASK_TYPES:  # their own media (foldsim.render.choice)
+        from ..render.choice import render_choice_media
+
+        opts = request.animation_options() if "video" in todo else None
+        for modality in todo:
+            if modality == "frames":
+                raise InputError("frames are not drawn for choice tasks (their videos show no unfolding)",
+                                 item=item_id)
+            written[modality] = render_choice_media(record, root, (modality,), opts)
+    else:
+        history = trace(record)
+        if "text" in todo:
+            written["text"] = write_text(history, root, item_id)
+        if "images" in todo:
+            written["images"] = write_images(history, root, item_id)
+        animated = [m for m in ANIMATED if m in todo]
+        if animated:
+            from ..render.animation import write_media  # imported on use: it starts pyrender/EGL
+
+            paths = write_media(history, root, item_id, request.animation_options(),
+                                video="video" in animated, frames="frames" in animated)
+            if "video" in animated:
+                written["video"] = [paths["folding"], paths["unfolding"], paths["result"]]
+            if "frames" in animated:
+                folders = [paths["folding_frames"], paths["unfolding_frames"]]
+                written["frames"] = [*(f for folder in folders for f in sorted(folder.iterdir())), paths["result"]]
+    return {modality: {"options": request.options_hash(modality),
+                       "files": {Path(p).relative_to(root).as_posix(): file_entry(Path(p)) for p in paths}}
+            for modality, paths in written.items()}
 
 
 def write_sheet(out_dir: str | Path) -> Path:
-    """The numbered sheet (`paper_structure.png`), written once per dataset folder."""
-    path = Path(out_dir) / SHEET_FILE
-    return path if path.is_file() else write_numbered_sheet(path)
+    """The numbered sheet (`paper_structure.png`), rewritten atomically by every run (it is small and
+    deterministic, so a damaged copy never survives a run)."""
+    return write_numbered_sheet(Path(out_dir) / SHEET_FILE)
+
+
+# -- the output folder ----------------------------------------------------------------------------------
+
+
+def check_output(out_dir: Path, request: MediaRequest, data_files: Sequence[str] = ()) -> None:
+    """Before any work: the folder exists or can be made, is a folder, is writable and not full, and
+    nothing where a folder or file goes is of the other kind. InputError names the path."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError("is a file, where the output folder should be", item=str(out_dir))
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot create the output folder: {error.strerror}", item=str(out_dir)) from None
+    for name in MEDIA_DIRS:
+        if (out_dir / name).exists() and not (out_dir / name).is_dir():
+            raise InputError("is a file, where a folder should be", item=str(out_dir / name))
+    for name in (*data_files, SHEET_FILE):
+        if (out_dir / name).is_dir():
+            raise InputError("is a folder, where a file should be", item=str(out_dir / name))
+    probe = out_dir / f".foldsim-probe.{os.getpid()}.tmp"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as error:
+        raise InputError(f"cannot write into the output folder: {error.strerror}", item=str(out_dir)) from None
+    free = shutil.disk_usage(out_dir).free
+    if free < MIN_FREE_BYTES:
+        raise InputError(f"no space left on the device ({free:,} bytes free)", item=str(out_dir))
+
+
+@dataclass
+class OutputFolder:
+    """A dataset folder this process holds the lock of (see `open_output`)."""
+
+    path: Path
+    request: MediaRequest
+    removed_temps: int = 0
+    manifests: dict[str, Manifest] = field(default_factory=dict)  # verified, by id, after `render`
+
+    def listed_records(self, records: Sequence[dict]) -> list[dict]:
+        """The records with the media fields the last `render` verified (see `listed`)."""
+        return listed_records(records, self.manifests)
+
+    def render(self, records: Sequence[dict], *, workers: int = 1, backend: str = "local",
+               address: str | None = None, console: Console | None = None, source: str | None = None,
+               data_path: Path | None = None) -> RenderReport:
+        """Render every record that is not already complete; failures are reported, never fatal
+        (but an output that fails as a whole, full or read-only, stops the run: `report.fatal`).
+
+        Records must simulate (see `renderable`). `data_path`: the JSON file of the records, written
+        (atomically) before rendering and again after, each time listing only the media that are
+        verifiably there. Each item's manifest is written as soon as the item is finished.
+        """
+        out_dir = self.path
+        report = RenderReport(removed_temps=self.removed_temps)
+        options = {m: self.request.options_hash(m) for m in self.request.modalities}
+        write_sheet(out_dir)
+        plans: list[ItemPlan] = []
+        manifests = self.manifests = {}  # verified: what the data file may list
+        for record in records:
+            plan = plan_item(out_dir, record, self.request, options, source)
+            if isinstance(plan, str):
+                report.failed[str(record["id"])] = plan
+                continue
+            manifests[str(record["id"])] = plan.kept
+            if plan.todo:
+                plans.append(plan)
+            else:
+                report.skipped.append(str(record["id"]))
+        if data_path is not None:
+            atomic_write_json(data_path, listed_records(records, manifests))
+        bar, advance = counting_bar(f"rendering {'+'.join(self.request.modalities) or 'nothing'}", "items",
+                                    len(plans), console)
+        by_id = {str(plan.record["id"]): plan for plan in plans}
+        with bar:
+            jobs = run_jobs(plans, str(out_dir), self.request, workers=workers, backend=backend, address=address)
+            try:
+                for item_id, outcome in jobs:
+                    if isinstance(outcome, BaseException):
+                        if _is_fatal(outcome):
+                            report.fatal = f"{out_dir}: {_first_line(outcome)}"
+                            break
+                        report.failed[item_id] = _first_line(outcome)
+                    else:
+                        manifest = by_id[item_id].kept
+                        manifest.modalities.update(outcome)
+                        manifest.write(out_dir)
+                        report.rendered.append(item_id)
+                    advance(1)
+            finally:
+                jobs.close()  # stops the workers (and a Ray cluster this run started) on any exit
+        if data_path is not None:
+            atomic_write_json(data_path, listed_records(records, manifests))
+        return report
+
+
+class FolderBusy(InputError):
+    """Another process holds the output folder's lock."""
+
+
+def open_output(out_dir: str | Path, request: MediaRequest, data_files: Sequence[str] = ()) -> "OutputLock":
+    """Check the output folder, lock it, and sweep the temp files a killed run left behind; use as
+    `with open_output(...) as folder: folder.render(...)`. Raises InputError (FolderBusy when another
+    run holds the lock) naming the folder, before any work."""
+    return OutputLock(Path(out_dir), request, tuple(data_files))
+
+
+class OutputLock:
+    """The context manager of `open_output`: an exclusive flock on `<out>/.foldsim.lock`, released
+    when the process ends however it ends (so a killed run never leaves the folder locked)."""
+
+    def __init__(self, path: Path, request: MediaRequest, data_files: tuple[str, ...]):
+        self.path, self.request, self.data_files = path, request, data_files
+        self._handle = None
+
+    def __enter__(self) -> OutputFolder:
+        check_output(self.path, self.request, self.data_files)
+        lock = self.path / LOCK_FILE
+        try:
+            handle = open(lock, "a+")
+        except OSError as error:
+            raise InputError(f"cannot open the lock file: {error.strerror}", item=str(lock)) from None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip()
+            handle.close()
+            raise FolderBusy(f"another foldsim run is writing into this folder{f' (pid {holder})' if holder else ''}; "
+                             "wait for it to finish or choose another --out", item=str(self.path)) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._handle = handle
+        return OutputFolder(self.path, self.request, sweep_temps(self.path))
+
+    def __exit__(self, *exc) -> None:
+        if self._handle is not None:
+            self._handle.close()  # closing the file releases the lock
+            self._handle = None
+
+
+def sweep_temps(out_dir: Path) -> int:
+    """Remove the temp files and folders of atomic writes a killed run left behind (only names
+    matching STALE_TEMP, only at the top of the folder and in the dataset's own subfolders). Safe
+    only under the folder's lock. Returns how many were removed."""
+    found = [out_dir / name for name in os.listdir(out_dir) if STALE_TEMP.fullmatch(name)]
+    for top in (out_dir / name for name in MEDIA_DIRS):
+        for folder, dirs, files in os.walk(top):
+            found += [Path(folder) / name for name in (*files, *dirs) if STALE_TEMP.fullmatch(name)]
+            dirs[:] = [d for d in dirs if not STALE_TEMP.fullmatch(d)]  # a temp folder goes as a whole
+    for path in found:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    return len(found)
 
 
 # -- many items ----------------------------------------------------------------------------------------
 
 
 def _first_line(error: BaseException) -> str:
+    """An error as one line: an OSError's own words (no "[Errno 28]"), else its first line."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.strerror}: {error.filename}" if error.filename else error.strerror
     text = str(error).strip().splitlines()
     return text[0] if text else type(error).__name__
 
 
-def _run_jobs(records: Sequence[dict], out_dir: str, request: MediaRequest,
-              workers: int) -> Iterable[tuple[str, list[str] | BaseException]]:
-    """(id, files or the error) per record, as they finish: in this process for one worker, else in a
-    pool of spawned processes (JAX and EGL do not survive fork)."""
-    if workers <= 1 or len(records) <= 1:
-        for record in records:
-            try:
-                yield str(record["id"]), render_item(record, out_dir, request)
-            except Exception as error:  # one bad item never aborts the batch
-                yield str(record["id"]), error
-        return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        futures = {pool.submit(render_item, record, out_dir, request): str(record["id"]) for record in records}
+def _is_fatal(error: BaseException) -> bool:
+    return isinstance(error, OSError) and error.errno in FATAL_ERRNOS
+
+
+def _render_job(plan: ItemPlan, out_dir: str, request: MediaRequest) -> dict[str, dict]:
+    return render_item(plan.record, out_dir, plan.todo, request)
+
+
+def run_jobs(plans: Sequence[ItemPlan], out_dir: str, request: MediaRequest, *, workers: int = 1,
+             backend: str = "local", address: str | None = None) -> Iterator[tuple[str, dict | BaseException]]:
+    """(id, manifest entries or the error) per plan, as they finish: in this process for one local
+    worker, else in a pool of spawned processes (JAX and EGL do not survive fork), or as Ray tasks
+    (`foldsim.dataset.backends`). Closing the generator stops whatever is still running."""
+    if backend == "ray":
+        from .backends import ray_jobs
+
+        return ray_jobs(plans, out_dir, request, workers=workers, address=address)
+    if backend != "local":
+        raise InputError(f"unknown backend {backend!r} (expected {' or '.join(BACKENDS)})", field="--backend")
+    if workers <= 1 or len(plans) <= 1:
+        return _in_process(plans, out_dir, request)
+    return _in_pool(plans, out_dir, request, workers)
+
+
+def _in_process(plans: Sequence[ItemPlan], out_dir: str, request: MediaRequest) -> Iterator:
+    for plan in plans:
         try:
-            for future in as_completed(futures):
-                error = future.exception()
-                yield futures[future], error if error is not None else future.result()
-        except BaseException:
+            yield str(plan.record["id"]), _render_job(plan, out_dir, request)
+        except Exception as error:  # one bad item never aborts the batch
+            yield str(plan.record["id"]), error
+
+
+def _in_pool(plans: Sequence[ItemPlan], out_dir: str, request: MediaRequest, workers: int) -> Iterator:
+    """At most 2 x workers items in flight (so a million items never sit in the queue at once)."""
+    pending = iter(plans)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        running: dict = {}
+        try:
+            while True:
+                while len(running) < 2 * workers and (plan := next(pending, None)) is not None:
+                    running[pool.submit(_render_job, plan, out_dir, request)] = str(plan.record["id"])
+                if not running:
+                    return
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    item_id = running.pop(future)
+                    error = future.exception()
+                    yield item_id, error if error is not None else future.result()
+        except BaseException:  # an interrupt, or the consumer stopped: drop what has not started
             pool.shutdown(wait=False, cancel_futures=True)
             raise
 
 
 def render_items(records: Sequence[dict], out_dir: str | Path, request: MediaRequest, *, workers: int = 1,
-                 console: Console | None = None) -> RenderReport:
-    """Render every record that is not already complete; failures are reported, never fatal.
-
-    Records must simulate (see `renderable`). The manifest of each item is written as soon as the
-    item is finished, so an interrupted run resumes where it stopped.
-    """
-    out_dir = Path(out_dir)
-    report = RenderReport()
-    if not request.modalities:
-        return report
-    out_dir.mkdir(parents=True, exist_ok=True)
-    write_sheet(out_dir)
-    done = [is_done(out_dir, str(record["id"]), request) for record in records]
-    report.skipped = [str(r["id"]) for r, d in zip(records, done) if d]
-    todo = [r for r, d in zip(records, done) if not d]
-    bar, advance = counting_bar(f"rendering {'+'.join(request.modalities)}", "items", len(todo), console)
-    with bar:
-        for item_id, outcome in _run_jobs(todo, str(out_dir), request, workers):
-            if isinstance(outcome, BaseException):
-                report.failed[item_id] = _first_line(outcome)
-            else:
-                write_manifest(out_dir, item_id, request, outcome)
-                report.rendered.append(item_id)
-            advance(1)
-    return report
+                 backend: str = "local", address: str | None = None, console: Console | None = None,
+                 source: str | None = None) -> RenderReport:
+    """Check and lock `out_dir`, then render every record that is not already complete there (see
+    `OutputFolder.render`). `source`: the data file the records come from (media of another source's
+    item with the same id are never overwritten)."""
+    with open_output(out_dir, request) as folder:
+        return folder.render(records, workers=workers, backend=backend, address=address, console=console,
+                             source=source)
 
 
 def renderable(records: Sequence[object], ids: Sequence[str] | None = None) -> tuple[list[dict], dict[str, str]]:
