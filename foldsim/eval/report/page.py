@@ -255,11 +255,11 @@ def unfolding_table(data: ReportData, item: ItemView) -> str:
 
 
 def media_html(media: Sequence[Medium], note: str, sink, key: str) -> str:
-    parts = []
+    parts, texts = [], []
     for medium in media:
-        if medium.kind == "text":
+        if medium.kind == "text":  # after the pictures
             text = medium.read().decode("utf-8", "replace")
-            parts.append(f'<details class="grids"><summary>{escape(medium.caption)}</summary><pre>{escape(text)}</pre></details>')
+            texts.append(f'<details class="grids"><summary>{escape(medium.caption)}</summary><pre>{escape(text)}</pre></details>')
             continue
         src = sink.url(key, medium)
         if src is None:
@@ -270,6 +270,7 @@ def media_html(media: Sequence[Medium], note: str, sink, key: str) -> str:
         else:
             parts.append(f'<figure class="step"><img loading="lazy" src="{escape(src)}" alt="{escape(medium.caption)}">'
                          f'<figcaption>{escape(medium.caption)}</figcaption></figure>')
+    parts += texts
     if note:
         parts.append(f'<p class="note">{escape(note)}</p>')
     return f'<div class="media">{"".join(parts)}</div>' if parts else ""
