@@ -42,7 +42,7 @@ def _worker_count(workers: int | None) -> int:
 
 @app.command()
 def generate(
-    task: Annotated[str, typer.Option("--task", help="prediction | planning | generalization | backward")],
+    task: Annotated[str, typer.Option("--task", help="prediction | planning | generalization | backward | choice | split | plan-choice")],
     group: Annotated[list[str], typer.Option("--group", help="structure group, e.g. two_step_with_rotation (repeatable)")],
     out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (JSON, media, manifest)")],
     count: Annotated[int, typer.Option("--count", help="items per group (pairs, for generalization)")] = 10,
@@ -57,6 +57,18 @@ def generate(
         "--attribute", help="generalization: shape | size | direction | location (default: all four in turn)")] = None,
     allow_odd_totals: Annotated[bool, typer.Option(
         "--allow-odd-totals", help="keep items with an odd number of result holes (the reference refuses them)")] = False,
+    level: Annotated[str | None, typer.Option(
+        "--level", help="easy | medium | hard: only items whose difficulty level is in the preset's range")] = None,
+    splits: Annotated[str | None, typer.Option(
+        "--splits", help="e.g. train=0.8,validation=0.1,test=0.1: a split field, no problem in two splits")] = None,
+    options_per_item: Annotated[int | None, typer.Option(
+        "--options", help="choice tasks: options per item, 3..8 (default 5)")] = None,
+    distractors: Annotated[str | None, typer.Option(
+        "--distractors", help="choice tasks: error models for wrong options, comma-separated (default: all)")] = None,
+    similarity: Annotated[str | None, typer.Option(
+        "--similarity", help="choice tasks: random | hard (wrong options sharing most holes with the answer) | easy")] = None,
+    cues: Annotated[str | None, typer.Option(
+        "--cues", help="choice, split: cue conditions none,true,counterfactual (every item once per condition)")] = None,
     width: WidthOption = None,
     height: HeightOption = None,
     fps: FpsOption = None,
@@ -74,9 +86,15 @@ def generate(
     from ..errors import InputError
     from ..dataset.generate import GenerateOptions, write_dataset
     from ..dataset.media import MediaRequest
+    from ..dataset.splits import parse_splits
 
     try:
-        options = GenerateOptions(task, tuple(group), count, seed, first_id, not allow_odd_totals, attribute).validate()
+        split_spec = parse_splits(splits) if splits is not None else ()
+        from ..dataset.choice import choice_spec_of
+
+        choice = choice_spec_of(task, options_per_item, distractors, similarity, cues)
+        options = GenerateOptions(task, tuple(group), count, seed, first_id, not allow_odd_totals, attribute,
+                                  level, split_spec, choice=choice).validate()
         request = MediaRequest.of(video=video, frames=frames, images=images, text=text, width=width, height=height,
                                   fps=fps, cadence=cadence, folding_fps=folding_fps, unfolding_fps=unfolding_fps,
                                   seconds_per_action=seconds_per_action, camera_elevation=elevation, captions=captions)

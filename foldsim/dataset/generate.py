@@ -33,19 +33,24 @@ from ..errors import InputError
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value
 from ..kernels import actions as A
 from ..kernels.sheet import N_TRIANGLES
+from .levels import add_levels, level_of, preset, record_solutions
 from .media import MediaRequest, RenderReport, asset_fields, open_output
+from .splits import add_splits, parse_splits
 from ..rules import GROUPS, MENTALBLACKBOARD
 from ..simulate import Result, simulate
 from ..solve import count_solutions
 
-TASKS = ("prediction", "planning", "generalization", "backward")
+TASKS = ("prediction", "planning", "generalization", "backward", "choice", "split", "plan-choice")
+CHOICE_TASKS = ("choice", "split", "plan-choice")  # built by foldsim.dataset.choice
 ATTRIBUTES = ("shape", "size", "direction", "location")
 #: the benchmark's taskType strings (its Back_Prediction file uses "Prediction" too)
 TASK_TYPE = {"prediction": "Prediction", "planning": "Planning", "generalization": "Generalization",
-             "backward": "Prediction"}
+             "backward": "Prediction", "choice": "Choice", "split": "Split", "plan-choice": "PlanChoice"}
 #: the published file name per task (formats §1.1)
 DATA_FILE = {"prediction": "PFHP_Prediction_Data.json", "planning": "PFHP_Planning_Data.json",
-             "generalization": "PFHP_Generalization_Data.json", "backward": "PFHP_Back_Prediction_Data.json"}
+             "generalization": "PFHP_Generalization_Data.json", "backward": "PFHP_Back_Prediction_Data.json",
+             "choice": "PFHP_Choice_Data.json", "split": "PFHP_Split_Data.json",
+             "plan-choice": "PFHP_PlanChoice_Data.json"}
 #: the answer shapes of the benchmark's prompts (formats §6.1)
 PROMPT_SHAPES = ("circle", "ellipse", "triangle", "star", "letter", "trapezoid")
 TASK_SHAPES = {"prediction": PROMPT_SHAPES, "planning": PROMPT_SHAPES, "generalization": PROMPT_SHAPES,
@@ -71,6 +76,9 @@ class GenerateOptions:
     first_id: int = 1
     even_totals: bool = True
     attribute: str | None = None  # generalization: one attribute for every pair; None cycles all four
+    level: str | None = None  # a preset of foldsim.dataset.levels: only items in its range
+    splits: tuple[tuple[str, float], ...] = ()  # (name, fraction): a `split` field without leaks
+    choice: "ChoiceSpec | None" = None  # choice tasks: options, distractors, similarity, cues (foldsim.dataset.choice)
 
     def validate(self) -> "GenerateOptions":
         """Self, or an InputError naming the command-line option that is wrong."""
@@ -81,7 +89,7 @@ class GenerateOptions:
         for group in self.groups:
             if group not in GROUPS:
                 raise InputError(f"unknown structure group {group!r} (expected one of {', '.join(GROUPS)})", field="--group")
-            if self.task == "planning" and GROUPS[group][1]:
+            if self.task in ("planning", "plan-choice") and GROUPS[group][1]:
                 raise InputError(f"planning items have no rotations, so group {group!r} is not allowed "
                                  f"(expected one of {', '.join(g for g, (_, rot) in GROUPS.items() if not rot)})",
                                  field="--group")
@@ -99,6 +107,10 @@ class GenerateOptions:
             if self.attribute not in ATTRIBUTES:
                 raise InputError(f"unknown attribute {self.attribute!r} (expected one of {', '.join(ATTRIBUTES)})",
                                  field="--attribute")
+        if self.level is not None:
+            preset(self.level)
+        if self.splits:
+            parse_splits(",".join(f"{name}={fraction!r}" for name, fraction in self.splits))
         return self
 
 
@@ -385,25 +397,94 @@ def generate_configs(options: GenerateOptions) -> list[Config]:
     options.validate()
     configs: list[Config] = []
     group_names = list(GROUPS)
+    draw_of = draw_group_at_level if options.level else draw_group
     for position, group in enumerate(options.groups):
         rng = np.random.default_rng([options.seed, group_names.index(group)])
         first_index = position * options.count
-        configs += item_configs(draw_group(rng, options, group, first_index), options.first_id + first_index)
+        configs += item_configs(draw_of(rng, options, group, first_index), options.first_id + first_index)
     return configs
+
+
+# -- levels -------------------------------------------------------------------------------------------
+
+LEVEL_BATCH = 64  # fewest candidates drawn per round when sampling within a level preset
+LEVEL_ROUNDS = 16
+LEVEL_ROUNDS_WITHOUT_ANY = 4  # a group that gives no item in range in this many rounds cannot reach it
+
+
+def concat_draws(draws: Sequence[Draw]) -> Draw:
+    """One Draw holding the rows of several, in order."""
+    def joined(values: list):
+        if values[0] is None:
+            return None
+        if isinstance(values[0], HoleArrays):
+            return HoleArrays(*(np.concatenate(columns) for columns in zip(*(v._arrays() for v in values))))
+        return np.concatenate(values)
+    return Draw(*(joined(list(values)) for values in zip(*(d._values() for d in draws))))
+
+
+def row_levels(draw: Draw, task: str) -> list[tuple[int, ...]]:
+    """The level of every item a drawn row becomes (two for a generalization pair), computed from
+    its records exactly as `generate_records` computes the `level` field."""
+    configs = item_configs(draw, 1)
+    results = simulate(configs)
+    check_results(configs, results)
+    records = [record_of(c, r, task) for c, r in zip(configs, results)]
+    if task == "planning":
+        add_solution_counts(records)
+    levels = [level_of(r, record_solutions(record)) for record, r in zip(records, results)]
+    per_row = len(levels) // len(draw.actions)
+    return [tuple(levels[i : i + per_row]) for i in range(0, len(levels), per_row)]
+
+
+def draw_group_at_level(rng: np.random.Generator, options: GenerateOptions, group: str, first_index: int = 0) -> Draw:
+    """`options.count` items of one group whose every record lies in the level preset: candidates
+    are drawn as `draw_group` draws them, in rounds, and kept in draw order while in range (a
+    generalization pair when both halves are). Deterministic per seed. InputError naming --level
+    when the group cannot reach the preset (it says which levels the group's draws had)."""
+    wanted = preset(options.level)
+    kept: list[Draw] = []
+    found, drawn, seen = 0, 0, set()
+    batch = max(2 * options.count, LEVEL_BATCH)
+    for _ in range(LEVEL_ROUNDS):
+        draw = draw_group(rng, replace(options, count=batch), group, first_index + drawn)
+        drawn += batch
+        levels = row_levels(draw, options.task)
+        seen.update(level for row in levels for level in row)
+        inside = np.flatnonzero([all(map(wanted.contains, row)) for row in levels])
+        kept.append(draw.rows(inside))
+        found += len(inside)
+        if found >= options.count:
+            return concat_draws(kept).rows(np.arange(options.count))
+        if not found and drawn >= LEVEL_ROUNDS_WITHOUT_ANY * batch:
+            break
+    raise InputError(f"group {group}: {found} of {options.count} items at level {options.level} ({wanted.describe()}) "
+                     f"in {drawn} draws; this group's draws had levels {min(seen)}-{max(seen)}", field="--level")
 
 
 def generate_records(options: GenerateOptions, *, with_solutions: bool = True) -> list[dict]:
     """Every record of a generated dataset: configurations drawn, simulated in ONE batch, checked.
 
     Planning records also carry `numberofSolutions` (see `add_solution_counts`) unless
-    `with_solutions` is off.
+    `with_solutions` is off; every record carries its difficulty `level` (foldsim.dataset.levels)
+    and, when splits are asked for, its `split` (foldsim.dataset.splits).
     """
+    if options.task in CHOICE_TASKS:
+        from .choice import choice_records  # their records carry options, answers and their own level
+
+        records = choice_records(options.validate())
+        if options.splits:
+            add_splits(records, options.splits)
+        return records
     configs = generate_configs(options)
     results = simulate(configs)
     check_results(configs, results)
     records = [record_of(c, r, options.task) for c, r in zip(configs, results)]
     if options.task == "planning" and with_solutions:
         add_solution_counts(records)
+    add_levels(records, results)
+    if options.splits:
+        add_splits(records, options.splits)
     return records
 
 
