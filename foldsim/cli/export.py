@@ -57,3 +57,40 @@ def render_overlap(report) -> None:
                   markup=False, highlight=False)
     if len(report.overlaps) > LISTED_OVERLAPS:
         out.print(f"  ... and {len(report.overlaps) - LISTED_OVERLAPS} more (--json lists them all)", markup=False)
+
+
+@app.command("export")
+def export_command(
+    dataset: Annotated[Path, typer.Argument(help="dataset file (PFHP_*_Data.json) or the folder holding it")],
+    fmt: Annotated[str, typer.Option("--format", help="hf | vlmevalkit | lmms-eval")],
+    task: Annotated[str, typer.Option("--task", help="prediction | planning | generalization | backward | text | ...")],
+    modality: Annotated[str, typer.Option("--modality", help="text | images | frames | video")],
+    out_dir: Annotated[Path, typer.Option("--out", help="the folder to write the export into")],
+    templates: Annotated[Path | None, typer.Option("--templates", help="a folder of prompt templates overriding the built-ins")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="render processes for missing media (default: min(2, CPUs))")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print {format, out, config, items, splits, files, rendered, failed}")] = False,
+) -> None:
+    """Export a dataset for Hugging Face datasets, VLMEvalKit or lmms-eval (missing media are rendered first).
+    Exit 1 when some items could not be exported (one error line each), 2 when nothing could run."""
+    from ..errors import InputError
+    from ..dataset.export import export_dataset
+    from ..dataset.media import default_workers
+
+    if workers is not None and workers < 1:
+        fail("--workers: must be at least 1")
+    try:
+        report = export_dataset(dataset, fmt, task, modality, out_dir, templates=templates,
+                                workers=workers or default_workers(), console=err)
+    except InputError as error:
+        fail(str(error))
+    for item_id, reason in report.failed.items():
+        err.print(f"error: {item_id}: {' '.join(str(reason).split())}", markup=False, highlight=False)
+    if as_json:
+        print_json(report.summary())
+    else:
+        splits = ", ".join(f"{name} {count}" for name, count in report.splits.items()) or "none"
+        out.print(f"exported {sum(report.splits.values())} items ({splits}) as {fmt} to {out_dir}"
+                  + (f"; rendered media for {report.rendered}" if report.rendered else ""), markup=False)
+    if not report.splits and not report.failed:
+        fail("the dataset has no item for this task")
+    raise typer.Exit(EXIT_ITEMS if report.failed else EXIT_OK)

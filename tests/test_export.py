@@ -1,0 +1,231 @@
+"""`foldsim export`: a freshly generated prediction set, in every modality, loads in `datasets` with
+the declared features (images as PIL), in pandas as a VLMEvalKit TSV (images decode, the class
+interleaves them and scores with foldsim), and through the lmms-eval task's utils.py, with perfect
+scores for the ground-truth answers and no crash on broken ones. Media the prompt needs are
+rendered first (this set is generated without 2-D images)."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from PIL import Image
+
+from foldsim import rewards as R
+from foldsim.cli import main
+from foldsim.dataset.export import hf_features
+from foldsim.eval.item import score_item
+from foldsim.io import read_records
+
+MODALITIES = ("text", "images", "frames", "video")
+
+
+def run(*args: str, capsys) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    captured = capsys.readouterr()
+    return exit_info.value.code, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    """Two one-fold prediction items in two splits, with video, frames and text grids (no 2-D images)."""
+    out = tmp_path_factory.mktemp("dataset")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["generate", "--task", "prediction", "--group", "one_step", "--count", "2", "--seed", "2",
+              "--splits", "train=0.5,test=0.5", "--video", "--frames", "--text", "--width", "160", "--height", "120",
+              "--workers", "1", "--out", str(out)])
+    assert exit_info.value.code == 0
+    assert not (out / "img_text_outputs" / "PFHP_1" / "img").exists()
+    return out
+
+
+@pytest.fixture(scope="module")
+def hf_export(dataset, tmp_path_factory) -> Path:
+    """Every modality exported into one folder (one config each)."""
+    out = tmp_path_factory.mktemp("hf")
+    for modality in MODALITIES:
+        with pytest.raises(SystemExit) as exit_info:
+            main(["export", str(dataset), "--format", "hf", "--task", "prediction", "--modality", modality,
+                  "--out", str(out), "--json"])
+        assert exit_info.value.code == 0
+    return out
+
+
+def test_missing_media_are_rendered_first(dataset, tmp_path, capsys):
+    code, out, _ = run("export", str(dataset / "PFHP_Prediction_Data.json"), "--format", "hf", "--task", "prediction",
+                       "--modality", "images", "--out", str(tmp_path), "--json", capsys=capsys)
+    summary = json.loads(out)
+    assert code == 0 and summary["items"] == 2 and summary["splits"] == {"train": 1, "test": 1}
+    assert summary["rendered"] == 2  # the first test of the module: the images did not exist
+    assert (dataset / "img_text_outputs" / "PFHP_1" / "img").is_dir()
+
+
+def test_hf_export_loads_with_typed_columns_and_perfect_ground_truth(dataset, hf_export):
+    from datasets import load_dataset
+
+    out = hf_export
+    card = yaml.safe_load((out / "README.md").read_text().split("---\n")[1])
+    assert sorted(c["config_name"] for c in card["configs"]) == sorted(f"prediction_{m}" for m in MODALITIES)
+    records = {r["id"]: r for r in read_records(dataset / "PFHP_Prediction_Data.json")}
+    for modality in MODALITIES:
+        loaded = load_dataset(str(out), f"prediction_{modality}")
+        assert set(loaded) == {"train", "test"}
+        for split, rows in loaded.items():
+            assert rows.features == hf_features()
+            for row in rows:
+                record = records[row["id"]]
+                assert row["split"] == split == record["split"] and row["level"] == record["level"]
+                assert row["task"] == "prediction" and row["modality"] == modality and row["group"] == "one_step"
+                assert json.loads(row["record"]) == record
+                assert all(isinstance(image, Image.Image) for image in row["images"])
+                assert row["question"].count("<image") == len(row["images"])
+                if modality == "video":
+                    assert row["video"] and (out / row["video"]).stat().st_size > 0 and "<video>" in row["question"]
+                else:
+                    assert row["video"] is None
+                if modality == "frames":
+                    assert len(row["images"]) > 5
+                metrics = score_item(row["scorer"], json.loads(row["record"]), row["answer"])
+                assert metrics["exact_match"] == metrics["partial"] == metrics["unfolding_exact"] == 1.0
+            # the columns go straight into the TRL rewards (a `datasets` Column is a sequence)
+            assert R.prediction_exact(completions=rows["answer"], record=rows["record"], task=rows["task"],
+                                      modality=rows["modality"]) == [1.0] * len(rows)
+
+
+def load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_vlmevalkit_tsv_reads_in_pandas_and_its_class_scores_with_foldsim(dataset, tmp_path, capsys):
+    out = tmp_path / "vlm"
+    code, stdout, _ = run("export", str(dataset), "--format", "vlmevalkit", "--task", "prediction",
+                          "--modality", "frames", "--out", str(out), "--json", capsys=capsys)
+    assert code == 0
+    tsv = out / "Foldsim_Prediction_Frames.tsv"
+    frame = pd.read_csv(tsv, sep="\t")
+    assert list(frame.columns[:3]) == ["index", "image", "image_path"]
+    assert {"question", "answer", "category", "l2-category", "split"} <= set(frame.columns)
+    assert list(frame["index"]) == [0, 1] and set(frame["split"]) == {"train", "test"}
+    for cell in frame["image"]:
+        images = [Image.open(io.BytesIO(base64.b64decode(b))) for b in eval(cell)]  # a Python-list literal
+        assert len(images) > 5 and all(i.size[0] > 0 for i in images)
+    module = load_module(out / "foldsim_prediction_frames.py", "foldsim_prediction_frames")
+    data = module.FoldsimPredictionFrames(root=str(out))
+    parts = data.build_prompt(0)
+    kinds = [p["type"] for p in parts]
+    assert kinds.count("image") == len(eval(frame["image"][0])) and kinds.count("text") >= 2
+    assert kinds.index("image") > 0 and all(Path(p["value"]).is_file() for p in parts if p["type"] == "image")
+    predictions = frame.assign(prediction=frame["answer"])  # VLMEvalKit's prediction file (PRED_FORMAT=tsv)
+    predictions.to_csv(out / "model_Foldsim_Prediction_Frames.tsv", sep="\t", index=False)
+    scores = data.evaluate(str(out / "model_Foldsim_Prediction_Frames.tsv"))
+    assert scores["exact_match"][0] == 1.0 and scores["unfolding_exact"][0] == 1.0
+    assert json.loads((out / "model_Foldsim_Prediction_Frames_score.json").read_text())["counts"]["exact"] == 2
+    broken = frame.assign(prediction=["I cannot tell", None])
+    broken.to_csv(out / "broken.tsv", sep="\t", index=False)
+    assert data.evaluate(str(out / "broken.tsv"))["exact_match"][0] == 0.0
+
+
+class _Loader(yaml.SafeLoader):
+    """Reads lmms-eval YAML: `!function utils.name` becomes the string "utils.name"."""
+
+
+_Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+
+
+def test_lmms_eval_task_folder_loads_and_scores(dataset, tmp_path, capsys):
+    from datasets import load_dataset
+
+    out = tmp_path / "lmms"
+    code, _, _ = run("export", str(dataset), "--format", "lmms-eval", "--task", "prediction", "--modality", "video",
+                     "--out", str(out), capsys=capsys)
+    assert code == 0
+    task = yaml.load((out / "lmms_eval" / "foldsim_prediction_video.yaml").read_text(), Loader=_Loader)
+    assert task["task"] == "foldsim_prediction_video" and task["dataset_path"] == "parquet"
+    assert task["process_results"] == "utils.foldsim_process_results" and task["test_split"] == "test"
+    docs = load_dataset("parquet", data_files=task["dataset_kwargs"]["data_files"])  # as lmms-eval loads it
+    utils = load_module(out / "lmms_eval" / "utils.py", "foldsim_lmms_utils")
+    metrics = [m["metric"] for m in task["metric_list"]]
+    assert all(m["aggregation"] == "mean" for m in task["metric_list"])
+    for split in docs:
+        for doc in docs[split]:
+            visuals = utils.foldsim_doc_to_visual(doc)
+            assert visuals and all(Path(v).is_file() if isinstance(v, str) else isinstance(v, Image.Image) for v in visuals)
+            text = utils.foldsim_doc_to_text(doc, task["lmms_eval_specific_kwargs"]["default"])
+            assert "<video>" not in text and "<image" not in text and "resultHoles" in text
+            perfect = utils.foldsim_process_results(doc, [doc["answer"]])
+            assert sorted(perfect) == sorted(metrics)
+            assert perfect["exact_match"] == perfect["partial"] == 1.0 and perfect["missing_rate"] == 0.0
+            for broken in (["no idea"], [""], [], ["{\"resultHoles\": [{\"shape\": 7}]"]):
+                scores = utils.foldsim_process_results(doc, broken)
+                assert sorted(scores) == sorted(metrics) and scores["exact_match"] == 0.0
+
+
+def test_planning_answers_are_plans_the_verifier_accepts(planning_file, tmp_path, capsys):
+    """The `answer` of a planning item is its generating plan; every one scores exact."""
+    folder = tmp_path / "planning"
+    folder.mkdir()
+    records = [r for r in read_records(planning_file) if len(r["initialHoles"]) <= 2][:3]
+    (folder / "PFHP_Planning_Data.json").write_text(json.dumps(records))
+    code, stdout, _ = run("export", str(folder), "--format", "hf", "--task", "planning", "--modality", "text",
+                          "--out", str(tmp_path / "out"), "--json", capsys=capsys)
+    assert code == 0 and json.loads(stdout)["splits"] == {"test": 3}
+    from datasets import load_dataset
+
+    for row in load_dataset(str(tmp_path / "out"), "planning_text")["test"]:
+        assert set(json.loads(row["answer"])) == {"folds", "holes"}
+        assert score_item("planning", json.loads(row["record"]), row["answer"])["exact_match"] == 1.0
+
+
+def test_bad_options_and_bad_items(dataset, tmp_path, capsys):
+    code, _, err = run("export", str(dataset), "--format", "csv", "--task", "prediction", "--modality", "images",
+                       "--out", str(tmp_path), capsys=capsys)
+    assert code == 2 and err.strip() == "error: --format: unknown format 'csv' (expected one of hf, vlmevalkit, lmms-eval)"
+    code, _, err = run("export", str(tmp_path / "nothing.json"), "--format", "hf", "--task", "prediction",
+                       "--modality", "images", "--out", str(tmp_path), capsys=capsys)
+    assert code == 2 and err.startswith("error: ") and len(err.strip().splitlines()) == 1
+    broken = tmp_path / "broken"
+    shutil.copytree(dataset, broken)
+    records = read_records(broken / "PFHP_Prediction_Data.json")
+    records[1]["foldingTypes"] = [{"foldType": "sideways"}]
+    (broken / "PFHP_Prediction_Data.json").write_text(json.dumps(records))
+    code, out, err = run("export", str(broken), "--format", "hf", "--task", "prediction", "--modality", "text",
+                         "--out", str(tmp_path / "out"), capsys=capsys)
+    assert code == 1 and out.startswith("exported 1 items")
+    assert err.strip().startswith("error: PFHP_2: ") and len(err.strip().splitlines()) == 1
+
+
+def test_choice_items_get_option_columns_and_the_choice_scorer(tmp_path, capsys):
+    data = tmp_path / "choice"
+    with pytest.raises(SystemExit):
+        main(["generate", "--task", "choice", "--group", "two_step", "--count", "2", "--seed", "1", "--out", str(data)])
+    capsys.readouterr()
+    code, _, _ = run("export", str(data), "--format", "vlmevalkit", "--task", "choice", "--modality", "text",
+                     "--out", str(tmp_path / "vlm"), capsys=capsys)
+    assert code == 0
+    frame = pd.read_csv(tmp_path / "vlm" / "Foldsim_Choice_Text.tsv", sep="\t", keep_default_na=False)
+    assert {"A", "B", "C", "D", "E"} <= set(frame.columns) and set(frame["answer"]) <= set("ABCDE")
+    module = load_module(tmp_path / "vlm" / "foldsim_choice_text.py", "foldsim_choice_text")
+    frame.assign(prediction=[f"Answer: {a}" for a in frame["answer"]]).to_csv(tmp_path / "p.tsv", sep="\t", index=False)
+    data_class = module.FoldsimChoiceText(root=str(tmp_path / "vlm"))
+    assert data_class.build_prompt(0)[0]["type"] == "text"
+    assert data_class.evaluate(str(tmp_path / "p.tsv"))["accuracy"][0] == 1.0
+    code, _, _ = run("export", str(data), "--format", "lmms-eval", "--task", "choice", "--modality", "text",
+                     "--out", str(tmp_path / "lmms"), capsys=capsys)
+    utils = load_module(tmp_path / "lmms" / "lmms_eval" / "utils.py", "foldsim_choice_utils")
+    task = yaml.load((tmp_path / "lmms" / "lmms_eval" / "foldsim_choice_text.yaml").read_text(), Loader=_Loader)
+    from datasets import load_dataset
+
+    for doc in load_dataset("parquet", data_files=task["dataset_kwargs"]["data_files"])["test"]:
+        assert utils.foldsim_process_results(doc, [f"Answer: {doc['answer']}"])["correct"] == 1.0
+        assert utils.foldsim_process_results(doc, [None])["correct"] == 0.0
