@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from foldsim.cli import app
 from foldsim.dataset.choice import ChoiceSpec
 from foldsim.dataset.generate import GenerateOptions, generate_records
+from foldsim.rules import GROUPS
 from foldsim.eval.choice import (
     STATUS_AMBIGUOUS,
     STATUS_NONE,
@@ -128,7 +129,8 @@ def test_choice_metrics_by_hand(tmp_path):
     # R - W/(K-1): i1 +1, i2 -1/4, i3 (ambiguous, K=3) -1/2, i4 and i5 omitted 0
     assert m["corrected_score"] == pytest.approx(1 - 1 / 4 - 1 / 2)
     assert m["corrected_accuracy"] == pytest.approx((1 - 1 / 4 - 1 / 2) / 5)
-    assert report.counts == {"items": 5, "right": 1, "wrong": 2, "ambiguous": 1, "omitted": 2, "missing": 1}
+    assert report.counts == {"items": 5, "right": 1, "wrong": 2, "ambiguous": 1, "omitted": 2, "missing": 1,
+                             "invalid_truth": 0}
     table = report.confusion
     assert table["missing_layer"] == {"offered": 5, "chosen": 1, "rate": 1 / 5}
     assert table["pattern_turned"] == {"offered": 2, "chosen": 0, "rate": 0.0}
@@ -179,8 +181,7 @@ def test_score_choice_item_for_per_item_callers():
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("scoring") / "truth.json"
-    records = generate_records(GenerateOptions("choice", ("two_step", "three_step_with_rotation"), 40, 5,
-                                               choice=ChoiceSpec()))
+    records = generate_records(GenerateOptions("choice", tuple(GROUPS), 8, 5, choice=ChoiceSpec()))  # 72 items
     path.write_text(json.dumps(records))
     return path
 
@@ -193,14 +194,14 @@ def test_always_a_scores_near_chance_and_perfect_scores_one(generated, tmp_path)
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["metrics"]["chance"] == pytest.approx(0.2)
-    assert report["metrics"]["accuracy"] == pytest.approx(sum(r["answer"] == "A" for r in records) / 80)
+    assert report["metrics"]["accuracy"] == pytest.approx(sum(r["answer"] == "A" for r in records) / 72)
     assert 0.1 <= report["metrics"]["accuracy"] <= 0.3
     chosen = sum(row["chosen"] for row in report["confusion"].values())
-    assert chosen == report["counts"]["items"] == 80
+    assert chosen == report["counts"]["items"] == 72
     perfect = write(tmp_path / "p.json", [{"id": r["id"], "answer": r["answer"]} for r in records])
     report = score_choice_files("choice", generated, perfect)
     assert report.metrics["accuracy"] == 1.0 and report.metrics["corrected_accuracy"] == 1.0
-    assert report.confusion["(right option)"]["chosen"] == 80
+    assert report.confusion["(right option)"]["chosen"] == 72
 
 
 def test_cli_renders_tables_and_refuses_compat_and_bad_truth(generated, tmp_path):
@@ -212,3 +213,24 @@ def test_cli_renders_tables_and_refuses_compat_and_bad_truth(generated, tmp_path
     bad = write(tmp_path / "bad.json", [{"id": "x", "options": "none"}])
     result = runner.invoke(app, ["score", "choice", str(bad), str(answers)])
     assert result.exit_code == 2 and result.stderr.startswith("error: ") and "no usable truth record" in result.stderr
+
+
+def test_score_choice_item_takes_chat_messages_and_never_raises_on_the_response():
+    messages = [{"role": "user", "content": "which?"}, {"role": "assistant", "content": "Answer: B"}]
+    assert score_choice_item("choice", TRUTH[0], messages)["correct"] == 1.0
+    for response in (None, "", [], {"weird": 1}, 17):
+        assert score_choice_item("choice", TRUTH[0], response)["answered"] == 0.0
+
+
+def test_bad_truth_records_are_one_line_errors_and_count_as_failures(tmp_path):
+    truth = [*TRUTH[:2], {"id": "broken", "options": [{"label": "B"}], "answer": "B"}, {"answer": "A"}]
+    answers = write(tmp_path / "a.jsonl", [])
+    answers.write_text('{"id": "i1", "response": "B"}\nnot json at all {\n{"id": "i2", "response": "A"}\n')
+    result = runner.invoke(app, ["score", "choice", str(write(tmp_path / "t.json", truth)), str(answers), "--json"])
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert report["counts"]["items"] == 4 and report["counts"]["invalid_truth"] == 2
+    assert report["metrics"]["accuracy"] == pytest.approx(2 / 4)  # i1, i2 right; the two bad records fail
+    errors = result.stderr.strip().splitlines()
+    assert len(errors) == 3 and all(line.startswith("error: ") for line in errors)
+    assert "broken: options: labels must be A in order" in errors[0] and "line 2" in errors[2]

@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 
 from foldsim import Config, Hole, simulate
 from foldsim.batching import pad_columns
-from foldsim.codes import action_code, code_of_entry
+from foldsim.codes import action_code
 from foldsim.dataset import distractors as D
 from foldsim.holes import SHAPES, SIZES, direction_value
 from foldsim.kernels import OK, fold_batch
 from foldsim.kernels import actions as A
-from foldsim.reference import FLAT_CENTROIDS, reflect, rotate, simulate_reference
+from foldsim.reference import FLAT_CENTROIDS, reflect, rotate
 from foldsim.trace import trace
 
 SETTINGS = settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

@@ -12,7 +12,7 @@ from .common import app, err, fail, item_errors, items_exit_code, out, print_jso
 
 @app.command()
 def score(
-    task: Annotated[str, typer.Argument(help="prediction | backward | text | generalization | planning")],
+    task: Annotated[str, typer.Argument(help="prediction | backward | text | generalization | planning | choice | split | plan-choice")],
     truth: Annotated[Path, typer.Argument(help="ground-truth MentalBlackboard file (JSON array or JSONL)")],
     answers: Annotated[Path, typer.Argument(help="model answers: JSON, JSONL, provider batch output or raw text")],
     compat: Annotated[str | None, typer.Option("--compat", help="reproduce a reference scorer: mentalblackboard")] = None,
@@ -24,19 +24,27 @@ def score(
     import tempfile
 
     from ..errors import InputError
+    from ..eval.choice import CHOICE_TASKS, render_choice_report, score_choice_files
     from ..eval.scoring import render_report, score_files
 
+    if task in CHOICE_TASKS and compat is not None:
+        fail(f"--compat: the reference has no {task} task, so there is no reference scorer to reproduce")
     try:
         with tempfile.TemporaryDirectory() as scratch:
             if id_map is not None:
                 from ..eval.requests import restore_ids
 
                 answers = restore_ids(answers, id_map, Path(scratch) / f"restored{answers.suffix}")
-            report = score_files(task, truth, answers, compat=compat)
+            if task in CHOICE_TASKS:  # multiple choice, yes/no split, plan choice: foldsim.eval.choice
+                report = score_choice_files(task, truth, answers)
+            else:
+                report = score_files(task, truth, answers, compat=compat)
     except InputError as error:
         fail(str(error))
     if as_json:
         print_json(report.to_dict(details=details))
+    elif task in CHOICE_TASKS:
+        render_choice_report(report, out)
     else:
         render_report(report, out)
     # wrong answers are results (exit 0); an invalid truth record or an unreadable answer record is an error

@@ -28,6 +28,7 @@ from ..codes import action_code, code_of_entry, entry_of_code
 from ..config import Config
 from ..errors import InputError
 from ..kernels import actions as A
+from ..render.choice import cue_text, media_paths, options_text, plan_options_text
 from ..render.text import grid_chars, grid_text
 from ..rules import GROUPS
 from ..solve import solve_tasks
@@ -314,14 +315,6 @@ def record_id(number: int, cue: str, spec: ChoiceSpec) -> str:
     return f"PFHP_{number}" if len(spec.cues) == 1 else f"PFHP_{number}_c{CUE_KINDS.index(cue)}"
 
 
-def media_fields(task: str, record_id_: str, item_id: str, labels: Sequence[str], cue: bool) -> dict:
-    """Paths (relative to the dataset root) of the media `foldsim.render.choice` writes; option
-    images are named by label only, so nothing in a file name tells the answer."""
-    from ..render.choice import media_paths
-
-    return media_paths(task, record_id_, item_id, labels, cue=cue)
-
-
 def choice_records(options) -> list[dict]:
     """Every record of a choice, split or plan-choice dataset (GenerateOptions with `choice` set or
     None for the defaults)."""
@@ -354,7 +347,7 @@ def choice_records(options) -> list[dict]:
             if len(spec.cues) > 1 or cue != "none":
                 record["cue"] = cue_field(cue, item, grid)
             record["level"] = level
-            record.update(media_fields(task, rid, config.id, labels, cue != "none"))
+            record.update(media_paths(task, rid, config.id, labels, cue=cue != "none"))
             record.update(prompt_texts(record, plan_papers.get(config.id)))
             records += split_rows(record, config.id) if task == "split" else [record]
     return records
@@ -365,8 +358,6 @@ def prompt_texts(record: dict, papers) -> dict[str, str]:
     `optionsText` (every option as a labelled grid; plan-choice: the target and each option's
     codes and grids) and `cueText` (the cue's grid, "" without a cue). None of them holds an
     error model or the answer."""
-    from ..render.choice import cue_text, options_text, plan_options_text
-
     if record["taskType"] == "PlanChoice":
         return {"optionsText": plan_options_text(record, papers)}
     return {"optionsText": options_text(record), "cueText": cue_text(record.get("cue"))}

@@ -31,6 +31,7 @@ answer is the option the cue implies (split: rows answering "yes" to it).
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -40,7 +41,7 @@ from pathlib import Path
 from ..codes import code_of_entry, pattern_of
 from ..errors import InputError
 from ..io import read_records, read_text
-from .answers import Answer, index_answers, parse_answer_record, split_answer_text
+from .answers import Answer, answer_of_completion, index_answers, parse_answer_record, split_answer_text
 
 CHOICE_TASKS = ("choice", "split", "plan-choice")
 TASK_TYPES = {"choice": "Choice", "split": "Split", "plan-choice": "PlanChoice"}
@@ -319,20 +320,20 @@ def truth_of(task: str, record: object, index: int) -> ChoiceTruth:
     return ChoiceTruth(item, labels, frozenset(right), errors, groups, kind, implied)
 
 
-def load_choice_truth(path: str | Path, task: str) -> tuple[list[ChoiceTruth], list[str]]:
-    """The scored units of a truth file and notes on records left out. InputError when the file is
-    unreadable or holds no usable record."""
+def load_choice_truth(path: str | Path, task: str) -> tuple[list[ChoiceTruth], list[InputError]]:
+    """The scored units of a truth file and the records that cannot be read (each an InputError
+    naming the item and field). InputError when the file is unreadable or holds no usable record."""
     if task not in CHOICE_TASKS:
         raise InputError(f"unknown choice task {task!r} (expected {', '.join(CHOICE_TASKS)})", field="task")
-    units, notes = [], []
+    units, invalid = [], []
     for i, record in enumerate(read_records(path)):
         try:
             units.append(truth_of(task, record, i))
         except InputError as err:
-            notes.append(f"truth record left out: {err}")
+            invalid.append(err)
     if not units:
         raise InputError("no usable truth record", item=str(path))
-    return units, notes
+    return units, invalid
 
 
 # --------------------------------------------------------------------------------------------------
@@ -397,13 +398,18 @@ def score_unit(task: str, truth: ChoiceTruth, found: Extracted) -> ChoiceScore:
                        truth.cue, followed, errors=truth.errors)
 
 
-def score_choice_item(task: str, truth_record: dict, response_text: str) -> dict[str, float]:
-    """One item's scores from raw model text (for per-item callers such as reward functions):
-    correct, answered, ambiguous, chance, corrected (its share of the correction for guessing) and,
-    for a counterfactual cue, followed_cue. InputError for a truth record that cannot be read."""
+def score_choice_item(task: str, truth_record: dict, response_text: str | list | None) -> dict[str, float]:
+    """One item's scores from one response (for per-item callers such as reward functions; the
+    response may be model text, a list of chat messages whose last assistant message is the
+    answer, or a provider record): correct, answered, ambiguous, chance, corrected (its share of
+    the correction for guessing) and, for a counterfactual cue, followed_cue. Never raises on the
+    response; InputError for an unknown task or a truth record that cannot be read."""
+    if task not in CHOICE_TASKS:
+        raise InputError(f"unknown choice task {task!r} (expected {', '.join(CHOICE_TASKS)})", field="task")
     truth = truth_of(task, truth_record, 0)
     labels = None if task == "split" else truth.labels
-    unit = score_unit(task, truth, extract_answer(parse_choice_answer(response_text), labels))
+    answer = answer_of_completion(response_text, keys=CHOICE_KEYS)
+    unit = score_unit(task, truth, extract_answer(answer, labels))
     scores = {"correct": float(unit.correct), "answered": float(unit.status != STATUS_NONE),
               "ambiguous": float(unit.status == STATUS_AMBIGUOUS), "chance": unit.chance, "corrected": unit.corrected}
     if unit.followed_cue is not None:
@@ -424,10 +430,11 @@ class ChoiceReport:
     cues: dict[str, float | int | None]
     notes: list[str] = field(default_factory=list)
     items: list[ChoiceScore] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # one line per bad input record: "<file>: <item>: <field>: <message>"
 
     def to_dict(self, *, details: bool = False) -> dict:
         data = {"task": self.task, "metrics": self.metrics, "counts": self.counts, "confusion": self.confusion,
-                "groups": self.groups, "cues": self.cues, "notes": self.notes}
+                "groups": self.groups, "cues": self.cues, "notes": self.notes, "errors": self.errors}
         if details:
             data["items"] = [i.to_dict() for i in self.items]
         return data
@@ -441,8 +448,8 @@ def summary(units: Sequence[ChoiceScore]) -> dict[str, float | int | None]:
     """accuracy, chance, corrected (per unit) and counts of a set of scored units."""
     n = len(units)
     return {"items": n, "accuracy": _ratio(sum(u.correct for u in units), n),
-            "chance": _ratio(sum(u.chance for u in units), n),
-            "corrected": _ratio(sum(u.corrected for u in units), n)}
+            "chance": _ratio(math.fsum(u.chance for u in units), n),
+            "corrected": _ratio(math.fsum(u.corrected for u in units), n)}
 
 
 def confusion_table(task: str, units: Sequence[ChoiceScore]) -> dict[str, dict[str, float | int | None]]:
@@ -508,8 +515,10 @@ def split_items(units: Sequence[ChoiceScore]) -> tuple[int, int, float]:
     return len(rows), solved, chance
 
 
-def score_choice(task: str, truth: Sequence[ChoiceTruth], answers: Iterable[Answer]) -> ChoiceReport:
-    """Score answers (parsed with the choice keys) against truth units."""
+def score_choice(task: str, truth: Sequence[ChoiceTruth], answers: Iterable[Answer], *, invalid: int = 0) -> ChoiceReport:
+    """Score answers (parsed with the choice keys) against truth units. `invalid` truth records
+    that could not be read count in N (accuracy) as failures; chance and the correction are
+    averaged over the readable ones."""
     by_id, duplicates = index_answers(answers)
     notes = [f"answer {d} appears more than once: the last one is scored" for d in duplicates]
     known = {t.id for t in truth}
@@ -523,25 +532,32 @@ def score_choice(task: str, truth: Sequence[ChoiceTruth], answers: Iterable[Answ
     n = len(units)
     right = sum(u.correct for u in units)
     wrong = sum(u.wrong for u in units)
-    metrics = {"accuracy": _ratio(right, n), "chance": _ratio(sum(u.chance for u in units), n),
-               "corrected_score": sum(u.corrected for u in units), "corrected_accuracy": _ratio(sum(u.corrected for u in units), n)}
-    counts = {"items": n, "right": right, "wrong": wrong, "ambiguous": sum(u.status == STATUS_AMBIGUOUS for u in units),
-              "omitted": sum(u.status == STATUS_NONE for u in units), "missing": sum(t.id not in by_id for t in truth)}
+    corrected = math.fsum(u.corrected for u in units)
+    metrics = {"accuracy": _ratio(right, n + invalid), "chance": _ratio(math.fsum(u.chance for u in units), n),
+               "corrected_score": corrected, "corrected_accuracy": _ratio(corrected, n)}
+    counts = {"items": n + invalid, "right": right, "wrong": wrong, "ambiguous": sum(u.status == STATUS_AMBIGUOUS for u in units),
+              "omitted": sum(u.status == STATUS_NONE for u in units), "missing": sum(t.id not in by_id for t in truth),
+              "invalid_truth": invalid}
     if task == "split":
         items, solved, chance = split_items(units)
-        metrics = {"row_accuracy": metrics["accuracy"], "row_chance": metrics["chance"],
+        metrics = {"row_accuracy": metrics["accuracy"], "row_chance": metrics["chance"],  # invalid rows in N
                    "item_accuracy": _ratio(solved, items), "item_chance": _ratio(chance, items),
                    "corrected_score": metrics["corrected_score"], "corrected_accuracy": metrics["corrected_accuracy"]}
-        counts = {"rows": n, **{k: v for k, v in counts.items() if k != "items"}, "items": items, "items_right": solved}
+        counts = {"rows": n + invalid, **{k: v for k, v in counts.items() if k != "items"}, "items": items,
+                  "items_right": solved}
     return ChoiceReport(task, metrics, counts, confusion_table(task, units), group_summaries(units), cue_summary(units),
                         notes, units)
 
 
 def score_choice_files(task: str, truth_path: str | Path, answers_path: str | Path) -> ChoiceReport:
-    """`foldsim score choice|split|plan-choice TRUTH ANSWERS`."""
-    truth, notes = load_choice_truth(truth_path, task)
-    report = score_choice(task, truth, load_choice_answers(answers_path))
-    report.notes = notes + report.notes
+    """`foldsim score choice|split|plan-choice TRUTH ANSWERS`. Raises InputError for a file that
+    cannot be read as a whole; bad records are reported in `errors` (a truth record that cannot be
+    read counts in N as a failure; an unreadable answer record scores as omitted)."""
+    truth, invalid = load_choice_truth(truth_path, task)
+    answers = load_choice_answers(answers_path)
+    report = score_choice(task, truth, answers, invalid=len(invalid))
+    report.errors = [f"{truth_path}: {error}" for error in invalid]
+    report.errors += [f"{answers_path}: {a.id}: {a.reason}" for a in answers if a.unreadable]
     return report
 
 
