@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .common import EXIT_ITEMS, EXIT_OK, app, err, fail, out, print_json
+from .common import EXIT_ITEMS, EXIT_OK, app, check_output_path, err, error, fail, out, print_json
 
 #: overlapping items listed one per line in the readable output (--json lists them all)
 LISTED_OVERLAPS = 50
@@ -27,10 +27,10 @@ def overlap(
 
     try:
         report = overlap_files(a, b) if b is not None else split_overlaps(a)
-    except InputError as error:
-        fail(str(error))
+    except InputError as problem:
+        fail(problem)
     for line in report.errors:
-        err.print(f"error: {' '.join(line.split())}", markup=False, highlight=False)
+        error(line)
     if as_json:
         print_json(report.summary())
     else:
@@ -78,13 +78,14 @@ def export_command(
 
     if workers is not None and workers < 1:
         fail("--workers: must be at least 1")
+    check_output_path(out_dir, "dir")
     try:
         report = export_dataset(dataset, fmt, task, modality, out_dir, templates=templates,
                                 workers=workers or default_workers(), console=err)
-    except InputError as error:
-        fail(str(error))
+    except InputError as problem:
+        fail(problem)
     for item_id, reason in report.failed.items():
-        err.print(f"error: {item_id}: {' '.join(str(reason).split())}", markup=False, highlight=False)
+        error(f"{item_id}: {reason}")
     if as_json:
         print_json(report.summary())
     else:
