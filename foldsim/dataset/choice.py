@@ -27,6 +27,7 @@ import numpy as np
 from ..codes import action_code, code_of_entry, entry_of_code
 from ..config import Config
 from ..errors import InputError
+from .. import kernels as K
 from ..kernels import actions as A
 from ..render.choice import cue_text, media_paths, options_text, plan_options_text
 from ..render.text import grid_chars, grid_text
@@ -186,7 +187,7 @@ def codes_of(actions: Sequence[int]) -> tuple[str, ...]:
 def plan_candidates(rows: D.Rows, outcome: D.Outcome, n_items: int):
     """Per item: the generating sequence (as action ints) and every distinct realizable variant
     sequence (a punch off the paper does not matter: options are fold sequences)."""
-    realizable = np.isin(outcome.status, [0, 4])  # K.OK, K.OFF_PAPER
+    realizable = np.isin(outcome.status, [K.OK, K.OFF_PAPER])
     truth_seq: list[tuple[int, ...]] = [()] * n_items
     truth_keys: list[tuple[int, ...]] = [()] * n_items
     for v, (i, model) in enumerate(zip(rows.item, rows.model)):
@@ -318,6 +319,8 @@ def record_id(number: int, cue: str, spec: ChoiceSpec) -> str:
 def choice_records(options) -> list[dict]:
     """Every record of a choice, split or plan-choice dataset (GenerateOptions with `choice` set or
     None for the defaults)."""
+    from .generate import TASK_TYPE
+
     task = options.task
     spec = (options.choice or ChoiceSpec()).validate(task)
     chosen = pick_items(options, spec)
@@ -386,8 +389,6 @@ def plan_option_papers(chosen: Sequence[Chosen], configs: Sequence[Config]) -> d
             v += n
     return out
 
-
-TASK_TYPE = {"choice": "Choice", "split": "Split", "plan-choice": "PlanChoice"}
 
 
 def split_rows(record: dict, item_id: str) -> list[dict]:

@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import kernels as K
 from ..batching import run_chunked
-from ..codes import action_code, entry_of_code
+from ..codes import action_code, entry_of_code, parse_action
 from ..config import Config
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value
 from ..kernels import actions as A
@@ -140,8 +140,6 @@ class Items:
 
     @classmethod
     def of_configs(cls, configs: Sequence[Config]) -> "Items":
-        from ..codes import parse_action
-
         holes = max([1, *(len(c.holes) for c in configs)])
         actions = np.zeros((len(configs), WIDTH), np.int32)
         location = np.full((len(configs), holes), -1, np.int32)
@@ -582,9 +580,8 @@ def option_entry(label: str, candidate: Candidate | None, truth_keys: tuple[int,
     if candidate is not None:
         entry["errorDetail"] = candidate.detail
         entry["sharedHoles"] = candidate.shared
-        if rows.plain_config[candidate.row] and len(rows.config(candidate.row).actions):
-            # (a wrong crease of a one-fold item leaves no action: no benchmark record can hold it)
-            config = rows.config(candidate.row)
-            entry["errorConfig"] = {"foldingTypes": [entry_of_code(c) for c in config.actions],
+        config = rows.config(candidate.row) if rows.plain_config[candidate.row] else None
+        if config is not None and config.actions:  # a wrong crease of a one-fold item leaves no action:
+            entry["errorConfig"] = {"foldingTypes": [entry_of_code(c) for c in config.actions],  # no record holds it
                                     "initialHoles": [h.to_dict() for h in config.holes]}
     return entry
