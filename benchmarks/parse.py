@@ -4,7 +4,7 @@ at 8 KB, 36 s at 32 KB and over 60 s at 700 KB, and a 50 MB raw-text file over 3
 
 - 1 MB adversarial answers, one per damage kind: a fence opened and never closed over a truncated
   object, nesting 60,000 deep, 55,000 candidate objects that all fail, a 1,000,000-digit number, a
-  single-quoted object of 100,000 strings (repaired), and a valid answer after 1 MB of prose.
+  single-quoted object of 200,000 strings (repaired), and a valid answer after 1 MB of prose.
   `find_answer_json` must finish each; `json.loads` of the same text mostly fails at once, which is
   the floor a parser cannot beat.
 - 50 MB answer files: JSON Lines of model-like answers (OpenAI batch lines, each with a fenced

@@ -301,8 +301,9 @@ def load_answers(path: str | Path) -> list[Answer]:
     path = Path(path)
     text = read_text(path)
     jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
-    return [record if isinstance(record, Answer) else parse_answer_record(record, i)
-            for i, record in enumerate(split_answer_text(text, path.stem, jsonl=jsonl))]
+    with paused_gc():
+        return [record if isinstance(record, Answer) else parse_answer_record(record, i)
+                for i, record in enumerate(split_answer_text(text, path.stem, jsonl=jsonl))]
 
 
 def split_answer_text(text: str, name: str, *, jsonl: bool = False) -> list:
@@ -775,9 +776,12 @@ def fast_answer_data(text: str, keys: tuple[str, ...] = ANSWER_KEYS) -> dict | N
         data = orjson.loads(candidate)
     except ValueError:
         return None
-    if data.__class__ is not dict or data.keys().isdisjoint(keys):
+    if data.__class__ is not dict:
         return None
-    if not any(k in candidate for k in keys if k in data):  # the search only tries candidates that mention a key
+    for key in data:  # an answer key it holds, written out (the search only tries candidates that mention one)
+        if key in keys and key in candidate:
+            break
+    else:
         return None
     if candidate.count("{") + candidate.count("[") > MAX_DEPTH and nesting_depth(data) > MAX_DEPTH:
         return None

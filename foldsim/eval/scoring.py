@@ -4,9 +4,13 @@ reference scorers' numbers in `--compat mentalblackboard` mode (foldsim.eval.sco
 Default mode, per item (g = truth holes, p = listed predicted holes, M = matched holes):
 - holes are paired by a maximum bipartite matching (not greedy), shape/size case-insensitive,
   directions compared by class with the single-direction rule of `PredictedHole.quarter_for`;
-- exact = (M == g == p); partial = M / (g + max(0, p - g)); fields likewise with a per-field test;
-- every truth item counts (a missing answer is an empty one); declared totals are only reported.
-Aggregates are micro averages (pooled counts), see `aggregate`.
+- exact = (M == g == p) and an answer object was found (a missing or unreadable answer is never
+  exact, even against a truth with no holes); partial = M / (g + max(0, p - g)); fields likewise
+  with a per-field test; the text task ignores direction fields entirely;
+- every truth item counts (a missing answer is an empty one), and so does every invalid truth
+  record, as a failure (reported in `Report.errors`); declared totals are only reported.
+Aggregates are micro averages (pooled counts), see `aggregate`; reports are built on columns
+(`ItemColumns`), so 100K items cost arrays, not objects.
 
 The hole comparison is vectorized over the batch: holes become padded int arrays, every field test
 a boolean [items, truth holes, predictions] tensor, and matchings are found for all items at once
@@ -263,7 +267,7 @@ def item_columns(task: str, truth: Sequence[TruthItem], scored: Scored, invalid:
         {f: np.concatenate([scored.matched[f], np.zeros(extra, np.int64)]) for f in fields},
         (m == g) & (p == g) & answered & valid, answered,
         {"pattern": [t.pattern or "?" for t in truth] + ["?"] * extra,
-         "folds": [str(t.folds) for t in truth] + ["?"] * extra})
+         "folds": [str(p.count("F")) for p in (t.pattern for t in truth)] + ["?"] * extra})
     if task in UNFOLDING_TASKS:
         scores = [unfolding_score(t.unfolding, codes) for t, codes in zip(truth, scored.unfolding)] + [(False, 0, 0)] * extra
         same, matches, total = (np.array(column) for column in zip(*scores)) if scores else (np.zeros(0, bool),) * 3
@@ -378,18 +382,15 @@ def scored_plans(truth: Sequence[TruthItem], chosen: Sequence[Answer | None], *,
     replayed = replay.status == OK
     result = np.where(replayed[:, None], replay.result, NO_HOLE)
     matched = key_hole_counts(replay.target, result, FIELDS)
-    correct, reasons, was_replayed = judged.correct.tolist(), judged.reasons.tolist(), replayed.tolist()
+    reasons, was_replayed = judged.reasons.tolist(), replayed.tolist()
     answered = np.fromiter((a is not None and a.ok for a in chosen), bool, len(chosen))
-    status, reason, notes = [], [], []
-    for i, answer in enumerate(chosen):
-        why = "" if correct[i] else f"{reasons[i]}: {judged.verdict(i).detail}"
-        if answer is None:
-            status.append("missing")
-        else:
-            status.append(answer.status if answer.status != STATUS_OK or was_replayed[i] else reasons[i])
-        reason.append(why)
-        notes.append((why,) if why else ())
-    return Scored(status, reason, notes, answered, judged.valid_plan, (result != NO_HOLE).sum(1), matched)
+    status = ["missing" if answer is None else answer.status if answer.status != STATUS_OK or replayed_i else reason
+              for answer, replayed_i, reason in zip(chosen, was_replayed, reasons)]
+    why = [""] * len(chosen)
+    for i in np.flatnonzero(~judged.correct).tolist():
+        why[i] = f"{reasons[i]}: {judged.detail(i)}"
+    notes = [(w,) if w else () for w in why]
+    return Scored(status, why, notes, answered, judged.valid_plan, (result != NO_HOLE).sum(1), matched)
 
 
 def key_tensors(keys: np.ndarray, *, predicted: bool) -> np.ndarray:

@@ -401,6 +401,10 @@ class Judgement:
         """bool[N]: the plan obeyed the task's rules (it may still make other holes)."""
         return np.isin(self.reason_code, (_CODE[CORRECT], _CODE["holes_differ"]))
 
+    def detail(self, i: int) -> str:
+        """Item i's one-line detail, as `verdict(i).detail` says it; the note alone when it has one."""
+        return self.notes[i] if self.notes[i] else self.verdict(i).detail
+
     def verdict(self, i: int) -> Verdict:
         def known(value: int) -> int | None:
             return None if value < 0 else int(value)
