@@ -139,17 +139,18 @@ def _completion_key(completion: object) -> object:
 
 def _unique_rows(records: Sequence[dict | None], completions: Sequence[object], rows: Sequence[int]
                  ) -> tuple[list[int], list[int]]:
-    """(first row of every distinct (truth, completion) pair among `rows`, index of each row's pair)."""
-    seen: dict = {}
+    """(first row of every distinct (truth, completion) pair among `rows`, index of each row's pair).
+    Equal truth rows share one dict (`truth_records`), so the dict's identity names the truth."""
+    index: dict = {}
     firsts, which = [], []
-    truth_ids: dict[int, int] = {}
     for row in rows:
-        truth = truth_ids.setdefault(id(records[row]), len(truth_ids))
-        key = (truth, _completion_key(completions[row]))
-        if key not in seen:
-            seen[key] = len(firsts)
+        completion = completions[row]
+        key = (id(records[row]), completion if type(completion) is str else _completion_key(completion))
+        pair = index.get(key)
+        if pair is None:
+            pair = index[key] = len(firsts)
             firsts.append(row)
-        which.append(seen[key])
+        which.append(pair)
     return firsts, which
 
 
