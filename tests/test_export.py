@@ -61,7 +61,7 @@ def hf_export(dataset, tmp_path_factory) -> Path:
 
 def test_missing_media_are_rendered_first(dataset, tmp_path, capsys):
     code, out, _ = run("export", str(dataset / "PFHP_Prediction_Data.json"), "--format", "hf", "--task", "prediction",
-                       "--modality", "images", "--out", str(tmp_path), "--json", capsys=capsys)
+                       "--modality", "images", "--out", str(tmp_path), "--json", "--workers", "1", capsys=capsys)
     summary = json.loads(out)
     assert code == 0 and summary["items"] == 2 and summary["splits"] == {"train": 1, "test": 1}
     assert summary["rendered"] == 2  # the first test of the module: the images did not exist
@@ -178,7 +178,7 @@ def test_planning_answers_are_plans_the_verifier_accepts(planning_file, tmp_path
     records = [r for r in read_records(planning_file) if len(r["initialHoles"]) <= 2][:3]
     (folder / "PFHP_Planning_Data.json").write_text(json.dumps(records))
     code, stdout, _ = run("export", str(folder), "--format", "hf", "--task", "planning", "--modality", "text",
-                          "--out", str(tmp_path / "out"), "--json", capsys=capsys)
+                          "--out", str(tmp_path / "out"), "--json", "--workers", "1", capsys=capsys)
     assert code == 0 and json.loads(stdout)["splits"] == {"test": 3}
     from datasets import load_dataset
 
@@ -211,7 +211,7 @@ def test_choice_items_get_option_columns_and_the_choice_scorer(tmp_path, capsys)
         main(["generate", "--task", "choice", "--group", "two_step", "--count", "2", "--seed", "1", "--out", str(data)])
     capsys.readouterr()
     code, _, _ = run("export", str(data), "--format", "vlmevalkit", "--task", "choice", "--modality", "text",
-                     "--out", str(tmp_path / "vlm"), capsys=capsys)
+                     "--out", str(tmp_path / "vlm"), "--workers", "1", capsys=capsys)
     assert code == 0
     frame = pd.read_csv(tmp_path / "vlm" / "Foldsim_Choice_Text.tsv", sep="\t", keep_default_na=False)
     assert {"A", "B", "C", "D", "E"} <= set(frame.columns) and set(frame["answer"]) <= set("ABCDE")
