@@ -255,12 +255,21 @@ def camera(opts: AnimationOptions) -> pyrender.PerspectiveCamera:
                                       zfar=4 * opts.camera_distance, aspectRatio=opts.width / opts.height)
 
 
-def project(points: np.ndarray, opts: AnimationOptions) -> np.ndarray:
-    """float[N, 2]: pixel (column, row) of 3-D points float[N, 3] in the rendered frame."""
-    view = np.linalg.inv(camera_pose(opts))
-    clip = camera(opts).get_projection_matrix(opts.width, opts.height) @ view @ np.c_[points, np.ones(len(points))].T
+def view_projection(opts: AnimationOptions) -> np.ndarray:
+    """float[4, 4]: world -> clip coordinates of the camera."""
+    return camera(opts).get_projection_matrix(opts.width, opts.height) @ np.linalg.inv(camera_pose(opts))
+
+
+def project_with(matrix: np.ndarray, points: np.ndarray, opts: AnimationOptions) -> np.ndarray:
+    """float[N, 2]: pixel (column, row) of 3-D points float[N, 3] through a `view_projection`."""
+    clip = matrix @ np.c_[points, np.ones(len(points))].T
     ndc = clip[:2] / clip[3]
     return np.stack([(ndc[0] + 1) / 2 * opts.width, (1 - ndc[1]) / 2 * opts.height], axis=1)
+
+
+def project(points: np.ndarray, opts: AnimationOptions) -> np.ndarray:
+    """float[N, 2]: pixel (column, row) of 3-D points float[N, 3] in the rendered frame."""
+    return project_with(view_projection(opts), points, opts)
 
 
 def build_scene(meshes: list[pyrender.Mesh], opts: AnimationOptions) -> pyrender.Scene:
@@ -289,26 +298,31 @@ def _fast_shaders(folder: Path) -> Path:
 
 
 class _ColourRenderer(pyrender.Renderer):
-    """pyrender's renderer, reading back only the colour buffer into one reused array (pyrender also
-    reads and linearises the depth buffer on every frame, which the animation never uses)."""
+    """pyrender's renderer, reading back only the colour buffer, and of it only `region` (x, y,
+    width, height in OpenGL's bottom-left pixel coordinates): pyrender also reads and linearises the
+    depth buffer on every frame, which the animation never uses, and resolving the multisampled
+    buffer costs as much as drawing the sheet, so only the part the sheet covers is resolved."""
+
+    region: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     def _read_main_framebuffer(self, scene, flags):
-        """The resolved colour buffer as H x W x 3 uint8, bottom row first (OpenGL's order), in an
-        array reused by every frame."""
-        width, height = self._main_fb_dims
-        if getattr(self, "_rgb", None) is None or self._rgb.shape[:2] != (height, width):
-            self._rgb = np.empty((height, width, 3), np.uint8)
+        """The resolved region as h x w x 3 uint8, bottom row first (OpenGL's order)."""
+        x, y, width, height = self.region
+        rgb = np.empty((height, width, 3), np.uint8)
         GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self._main_fb_ms)
         GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, self._main_fb)
-        GL.glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, GL.GL_COLOR_BUFFER_BIT, GL.GL_LINEAR)
+        GL.glBlitFramebuffer(x, y, x + width, y + height, x, y, x + width, y + height, GL.GL_COLOR_BUFFER_BIT,
+                             GL.GL_LINEAR)
         GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self._main_fb)
         GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)  # rows of 3 * width bytes, unpadded
-        GL.glReadPixels(0, 0, width, height, GL.GL_RGB, GL.GL_UNSIGNED_BYTE, self._rgb)
-        return self._rgb
+        GL.glReadPixels(x, y, width, height, GL.GL_RGB, GL.GL_UNSIGNED_BYTE, rgb)
+        return rgb
 
 
 #: per vertex, as pyrender's Primitive lays out its vertex buffer: position, normal, texture coordinate
 _VERTEX_FLOATS = 3 + 3 + 2
+#: pixels around the projected sheet that are drawn too: multisampled edges and the crease rod's radius
+COVER_MARGIN = 4
 
 
 class SheetRenderer:
@@ -346,6 +360,10 @@ class SheetRenderer:
                                      pose=pose)
         self._crease: pyrender.Node | None = None
         self._crease_ends: np.ndarray | None = None
+        #: what a frame shows where nothing is drawn: the clear colour (8-bit, exactly)
+        self._background = np.empty((opts.height, opts.width, 3), np.uint8)
+        self._background[...] = opts.background_colour
+        self._projection = view_projection(opts)
 
     def __enter__(self) -> "SheetRenderer":
         self._offscreen = pyrender.OffscreenRenderer(self.opts.width, self.opts.height)  # its context is current
@@ -378,6 +396,7 @@ class SheetRenderer:
         pose = camera_pose(opts)
         self.scene.set_pose(self._camera, pose)
         self.scene.set_pose(self._light, pose)
+        self._projection = view_projection(opts)
 
     def set_paper(self, triangles: np.ndarray, look: Look) -> None:
         """Place the sheet (`triangles` float[32, 3, 3], vertex order as FRONT_TRIANGLES) and dress it."""
@@ -405,7 +424,33 @@ class SheetRenderer:
             self._crease = self.scene.add(crease_mesh(ends, self.opts))
             self._crease_ends = np.array(ends)
 
+    def covered(self) -> tuple[int, int, int, int]:
+        """(column, row, width, height), top-left origin: the pixels the sheet and the crease can
+        touch, their projected bounding box grown by COVER_MARGIN, clipped to the frame."""
+        points = self._front_data[:, :3]
+        if self._crease_ends is not None:
+            points = np.concatenate([points, self._crease_ends])
+        pixels = project_with(self._projection, points, self.opts)
+        low = np.floor(pixels.min(0)).astype(int) - COVER_MARGIN
+        high = np.ceil(pixels.max(0)).astype(int) + COVER_MARGIN + 1
+        col0, row0 = np.maximum(low, 0)
+        col1, row1 = np.minimum(high, [self.opts.width, self.opts.height])
+        return int(col0), int(row0), max(0, int(col1 - col0)), max(0, int(row1 - row0))
+
     def frame(self) -> np.ndarray:
-        """Render the scene as it stands: H x W x 3 uint8, top row first."""
-        rgb = self._offscreen._renderer.render(self.scene, RenderFlags.OFFSCREEN)
-        return np.ascontiguousarray(rgb[::-1])  # top row first: whole rows copied, cheap
+        """Render the scene as it stands: H x W x 3 uint8, top row first. Only the covered box is
+        cleared, drawn and resolved (a scissor box); the rest of the frame is the background."""
+        frame = self._background.copy()
+        col, row, width, height = self.covered()
+        if width and height:
+            y = self.opts.height - row - height  # OpenGL counts rows from the bottom
+            renderer = self._offscreen._renderer
+            renderer.region = (col, y, width, height)
+            GL.glScissor(col, y, width, height)
+            GL.glEnable(GL.GL_SCISSOR_TEST)
+            try:
+                rgb = renderer.render(self.scene, RenderFlags.OFFSCREEN)
+            finally:
+                GL.glDisable(GL.GL_SCISSOR_TEST)
+            frame[row:row + height, col:col + width] = rgb[::-1]
+        return frame
