@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputError, describe
-from .holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value, parse_holes
+from .codes import canonical_code, code_of_entry
+from .holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value, parse_hole, parse_holes
 from .io import read_records, record_name, record_object
 
 NO_HOLE = np.iinfo(np.int16).max  # sorts after every hole key
@@ -91,18 +92,86 @@ class PlanningTask:
             object.__setattr__(self, "keys", tuple(sorted(map(key_of, self.target))))
 
 
-def planning_task(record: object, index: int) -> PlanningTask:
-    """A PlanningTask from a MentalBlackboard planning record; never raises."""
+class ReadMemo:
+    """`parse_holes` and `code_of_entry` remembering what they read: a file of many records repeats
+    a few thousand distinct holes and fold entries, and reading one costs microseconds. One memo per
+    file read; the same results as the plain functions (errors included)."""
+
+    def __init__(self) -> None:
+        self._holes: dict[tuple, Hole] = {}
+        self._lists: dict[tuple, tuple[Hole, ...]] = {}  # equal lists share one tuple (and its hole keys)
+        self._codes: dict[tuple, str] = {}
+        self._canonical: dict[str, str] = {}
+        self._keys: dict[int, tuple] = {}  # id(hole tuple) -> (the tuple, its keys): holding it keeps the id valid
+
+    def holes(self, items: object, field_name: str) -> tuple[Hole, ...]:
+        if not isinstance(items, list):
+            return parse_holes(items, field_name)
+        out, specs = [], []
+        for i, obj in enumerate(items):
+            try:  # the values and their types (True == 1, but True is no location)
+                shape, size, direction, location = obj["shape"], obj["size"], obj.get("direction", ""), obj["location"]
+                spec = (shape, size, direction, location, shape.__class__, size.__class__, direction.__class__,
+                        location.__class__)
+                hole = self._holes.get(spec)
+            except (TypeError, KeyError, AttributeError):
+                spec, hole = None, None
+            if hole is None:
+                try:
+                    hole = parse_hole(obj)
+                except InputError as err:
+                    raise err.at(field_prefix=f"{field_name}[{i}]") from None
+                if spec is not None:
+                    self._holes[spec] = hole
+            out.append(hole)
+            specs.append(spec)
+        if None in specs:
+            return tuple(out)
+        return self._lists.setdefault(tuple(specs), tuple(out))
+
+    def keys(self, holes: tuple[Hole, ...]) -> tuple[int, ...]:
+        """The sorted hole keys of a hole tuple `holes()` returned (shared tuples share their keys)."""
+        known = self._keys.get(id(holes))
+        if known is None or known[0] is not holes:
+            known = self._keys[id(holes)] = (holes, tuple(sorted(map(key_of, holes))))
+        return known[1]
+
+    def canonical(self, code: object) -> str:
+        """`canonical_code`, remembered for string codes."""
+        if code.__class__ is not str:
+            return canonical_code(code)
+        known = self._canonical.get(code)
+        if known is None:
+            known = self._canonical[code] = canonical_code(code)
+        return known
+
+    def code(self, entry: object) -> str:
+        try:
+            spec = (entry["foldType"], entry["foldType"].__class__, entry.get("foldToFront", True),
+                    entry.get("foldToFront", True).__class__) if entry.__class__ is dict else None
+            code = self._codes.get(spec) if spec is not None else None
+        except (TypeError, KeyError):  # an unhashable foldType, or none: the plain reader says why
+            spec, code = None, None
+        if code is None:
+            code = code_of_entry(entry)
+            if spec is not None:
+                self._codes[spec] = code
+        return code
+
+
+def planning_task(record: object, index: int, *, memo: ReadMemo | None = None) -> PlanningTask:
+    """A PlanningTask from a MentalBlackboard planning record; never raises. `memo` speeds up
+    reading many records (see ReadMemo)."""
     item = record_name(record, index)
     try:
         record = record_object(record, item)
         folds = task_folds(record)
         if not isinstance(record.get("resultHoles"), list):
             raise InputError("missing or not a list (the holes a plan must produce)", field="resultHoles")
-        target = parse_holes(record["resultHoles"], "resultHoles")
+        target = memo.holes(record["resultHoles"], "resultHoles") if memo else parse_holes(record["resultHoles"], "resultHoles")
     except InputError as err:
         return PlanningTask(item, error=str(err.at(item=item)))
-    return PlanningTask(item, folds, target)
+    return PlanningTask(item, folds, target, keys=memo.keys(target) if memo else None)
 
 
 def task_folds(record: dict) -> int:
@@ -118,7 +187,8 @@ def task_folds(record: dict) -> int:
 
 def read_tasks(path: str | Path) -> list[PlanningTask]:
     """The planning tasks of a file; raises InputError only when the file cannot be read."""
-    return [planning_task(r, i) for i, r in enumerate(read_records(path))]
+    memo = ReadMemo()
+    return [planning_task(r, i, memo=memo) for i, r in enumerate(read_records(path))]
 
 
 # -- replay by table lookup ------------------------------------------------------------------------

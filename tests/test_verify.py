@@ -251,3 +251,30 @@ def test_back_folds_replay_as_their_front_twins():
     ok = table[0] == 0
     assert (table[3][ok] == kernel[3][ok][:, : table[3].shape[1]]).all()
     assert sequence_table().status.shape == (4680,)
+
+
+def test_read_memo_reads_like_the_plain_readers(planning):
+    """ReadMemo (used to read task and truth files) gives parse_holes' holes and code_of_entry's codes,
+    and the same errors, also for values that hash alike (True and 1) or do not hash at all."""
+    from foldsim.codes import code_of_entry
+    from foldsim.errors import InputError
+    from foldsim.holes import parse_holes
+    from foldsim.planning import ReadMemo
+
+    def outcome(read, *args):
+        try:
+            return read(*args)
+        except InputError as err:
+            return str(err)
+
+    memo = ReadMemo()
+    good = planning[0]["resultHoles"][0]
+    lists = [r["resultHoles"] for r in planning[:50]] * 2 + [
+        [dict(good, location=True)], [dict(good, location=1.0)], [dict(good, shape=["star"])], [dict(good, shape="blob")],
+        [{k: v for k, v in good.items() if k != "location"}], ["star"], [dict(good, direction=True)], None, "x"]
+    for holes in lists:
+        assert outcome(memo.holes, holes, "resultHoles") == outcome(parse_holes, holes, "resultHoles")
+    entries = [e for r in planning[:50] for e in r["foldingTypes"]] * 2 + [
+        {"foldType": ["x"]}, {"foldType": "horizontal_top_to_bottom", "foldToFront": 1}, {}, "H1-F"]
+    for entry in entries:
+        assert outcome(memo.code, entry) == outcome(code_of_entry, entry)

@@ -440,8 +440,8 @@ def parse_answer_record(record: object, index: int, *, keys: Iterable[str] = ANS
     if text is None:
         return Answer(item, STATUS_EMPTY, no_text_reason(record), record=record)
     answer = answer_of_text(item, text, source, record, keys)
-    truncated = finish_note(record)
-    if truncated and not answer.ok:
+    truncated = finish_note(record) if not answer.ok else ""
+    if truncated:
         return Answer(answer.id, answer.status, f"{answer.reason} ({truncated})", None, source, text, record)
     return answer
 

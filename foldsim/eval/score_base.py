@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 
 from .answers import Answer
-from ..codes import canonical_code, code_of_entry, pattern_of
+from ..codes import pattern_of
 from ..errors import InputError
-from ..holes import Hole, parse_holes
+from ..holes import Hole
 from ..io import read_records, record_name, record_object
+from ..planning import ReadMemo
 
 TASKS = ("prediction", "backward", "text", "generalization", "planning")
 COMPAT_MODES = ("mentalblackboard",)
@@ -47,8 +48,10 @@ class TruthItem:
         return self.pattern.count("F")
 
 
-def truth_item(record: object, index: int) -> TruthItem:
-    """A TruthItem from a MentalBlackboard record; InputError names the item and field."""
+def truth_item(record: object, index: int, *, memo: ReadMemo | None = None) -> TruthItem:
+    """A TruthItem from a MentalBlackboard record; InputError names the item and field. `memo`
+    speeds up reading many records (foldsim.planning.ReadMemo)."""
+    memo = memo or ReadMemo()
     item = record_name(record, index)
     record = record_object(record, item)
     if not isinstance(record.get("id"), (str, int)) or isinstance(record.get("id"), bool):
@@ -57,12 +60,12 @@ def truth_item(record: object, index: int) -> TruthItem:
         entries = record.get("foldingTypes")
         if entries is not None and not isinstance(entries, list):
             raise InputError("must be a list of folds", field="foldingTypes")
-        codes = [code_of_entry(e) for e in entries or ()]
-        holes = parse_holes(record.get("resultHoles"), "resultHoles")
+        codes = [memo.code(e) for e in entries or ()]
+        holes = memo.holes(record.get("resultHoles"), "resultHoles")
         unfolding = record.get("unfoldingTypes")
         if unfolding is not None and not isinstance(unfolding, list):
             raise InputError("must be a list of codes", field="unfoldingTypes")
-        unfolding = tuple(canonical_code(c) for c in unfolding or ())
+        unfolding = tuple(memo.canonical(c) for c in unfolding or ())
     except InputError as err:
         raise err.at(item=item) from None
     total = record.get("totalNumberofHoles")
@@ -90,9 +93,10 @@ def load_truth(path: str | Path, task: str) -> TruthSet:
     records = read_records(path)
     items: list[TruthItem] = []
     invalid: list[InputError] = []
+    memo = ReadMemo()
     for i, record in enumerate(records):
         try:
-            items.append(truth_item(record, i))
+            items.append(truth_item(record, i, memo=memo))
         except InputError as err:
             invalid.append(err if err.item else err.at(item=record_name(record, i)))
     if task == "generalization" and any(t.id.endswith(MOD_SUFFIX) for t in items):

@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import InputError
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole
 from ..kernels import OK
-from ..planning import NO_HOLE, PERIOD_OF_KIND, PlanningTask, task_folds
+from ..planning import NO_HOLE, PERIOD_OF_KIND, PlanningTask, ReadMemo, task_folds
 from .answers import STATUS_OK, Answer, PredictedHole, answer_of_completion, index_answers, load_answers, paused_gc
 from .score_base import (
     COMPAT_MODES, FIELDS, TASKS, TEXT_FIELDS, UNFOLDING_TASKS, ItemScore, Report, TruthItem, aggregate,
@@ -174,10 +174,11 @@ def score_default(task: str, truth: Sequence[TruthItem], answers: Sequence[Answe
                   invalid: Sequence[InputError] = ()) -> Report:
     """Default-mode report for a task (see the module docstring). `invalid` truth records count in N
     as failures (never exact) and are reported in `errors`."""
-    by_id, duplicates = index_answers(answers)
-    chosen = [answer_for(t.id, by_id, task) for t in truth]
-    scored = scored_plans(truth, chosen) if task == "planning" else scored_predictions(task, truth, chosen)
-    report = report_of(task, truth, scored, invalid)
+    with paused_gc():
+        by_id, duplicates = index_answers(answers)
+        chosen = [answer_for(t.id, by_id, task) for t in truth]
+        scored = scored_plans(truth, chosen) if task == "planning" else scored_predictions(task, truth, chosen)
+        report = report_of(task, truth, scored, invalid)
     report.notes += [f"duplicate answer id {d}: the last one is used" for d in duplicates]
     report.counts["duplicate_ids"] = len(duplicates)
     return report
@@ -215,7 +216,7 @@ def report_of(task: str, truth: Sequence[TruthItem], scored: Scored, invalid: Se
     return Report(task, "default", items, metrics, counts, column_groups(items), notes)
 
 
-@dataclass
+@dataclass(eq=False)  # no generated __eq__: NumPy columns have no single truth value
 class ItemColumns(Sequence):
     """Per-item scores as columns, read as a sequence of ItemScore (made on access): a report of
     100K items costs arrays, not 100K objects, until someone asks for them."""
@@ -452,16 +453,17 @@ def score_completions(task: str, truth: Sequence[TruthItem | dict], completions:
     when one cannot be read). Planning reads plain plans on verify's fast path."""
     if task not in TASKS:
         raise InputError(f"unknown task {task!r} (expected one of {', '.join(TASKS)})", field="task")
-    truth = [t if isinstance(t, TruthItem) else truth_item(t, i) for i, t in enumerate(truth)]
+    memo = ReadMemo()
+    truth = [t if isinstance(t, TruthItem) else truth_item(t, i, memo=memo) for i, t in enumerate(truth)]
     if len(truth) != len(completions):
         raise ValueError(f"{len(truth)} truth items but {len(completions)} completions")
-    if task == "planning":
-        answers, preparsed = read_completions(completions)
-        judged = judge_plans(planning_tasks_of(truth), answers, _preparsed=preparsed)
-        return report_of(task, truth, scored_plans(truth, answers, judged=judged))
     with paused_gc():
+        if task == "planning":
+            answers, preparsed = read_completions(completions)
+            judged = judge_plans(planning_tasks_of(truth), answers, _preparsed=preparsed)
+            return report_of(task, truth, scored_plans(truth, answers, judged=judged))
         chosen = [replace(answer_of_completion(c, i), id=t.id) for i, (t, c) in enumerate(zip(truth, completions))]
-    return report_of(task, truth, scored_predictions(task, truth, chosen))
+        return report_of(task, truth, scored_predictions(task, truth, chosen))
 
 
 def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, compat: str | None = None) -> Report:
@@ -472,14 +474,15 @@ def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, 
         raise InputError(f"unknown task {task!r} (expected one of {', '.join(TASKS)})", field="task")
     if compat is not None and compat not in COMPAT_MODES:
         raise InputError(f"unknown compat mode {compat!r} (expected {', '.join(COMPAT_MODES)})", field="compat")
-    truth = load_truth(truth_path, task)
-    answers = load_answers(answers_path)
-    if compat:
-        from .scoring_compat import score_compat
+    with paused_gc():
+        truth = load_truth(truth_path, task)
+        answers = load_answers(answers_path)
+        if compat:
+            from .scoring_compat import score_compat
 
-        report = score_compat(task, truth.items, answers)
-    else:
-        report = score_default(task, truth.items, answers, invalid=truth.invalid)
+            report = score_compat(task, truth.items, answers)
+        else:
+            report = score_default(task, truth.items, answers, invalid=truth.invalid)
     report.notes = truth.notes + report.notes
     report.errors = [f"{truth_path}: {error}" for error in truth.invalid]
     report.errors += [f"{answers_path}: {a.id}: {a.reason}" for a in answers if a.unreadable]

@@ -36,7 +36,7 @@ from ..enumerate import WIDTH, Progress, pad_actions
 from ..errors import InputError
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole
 from ..planning import (
-    NO_HOLE, PlanningTask, hole_key, hole_of_key, kind_of, multiset_difference, planning_task, read_tasks,
+    NO_HOLE, PlanningTask, ReadMemo, hole_key, hole_of_key, kind_of, multiset_difference, planning_task, read_tasks,
     table_replay, table_replayable, target_keys,
 )
 from .answers import (
@@ -429,15 +429,16 @@ def judge_plans(tasks: Sequence[PlanningTask | dict], answers: Sequence[Answer |
         raise ValueError(f"unknown engine {engine!r} (expected one of {', '.join(ENGINES)})")
     if len(tasks) != len(answers):
         raise ValueError(f"{len(tasks)} tasks but {len(answers)} answers")
-    tasks = [t if isinstance(t, PlanningTask) else planning_task(t, i) for i, t in enumerate(tasks)]
     with paused_gc():
+        memo = ReadMemo()
+        tasks = [t if isinstance(t, PlanningTask) else planning_task(t, i, memo=memo) for i, t in enumerate(tasks)]
         enc = _encode(tasks, answers, fast, _preparsed)
-    status, step, triangle, result = _replay_keys(enc, engine, on_progress)
-    replay = _full_replay(len(tasks), np.asarray(enc.rows, np.int64), status, step, triangle, result, target_keys(tasks))
-    folds = np.fromiter((-1 if t.error else t.folds for t in tasks), np.int16, len(tasks))
-    early = np.array(enc.early, np.int8)
-    return Judgement([t.id for t in tasks], _final_reasons(early, replay).astype(np.int8), folds,
-                     np.array(enc.steps, np.int16), np.array(enc.punches, np.int16), enc.codes, enc.notes, replay)
+        status, step, triangle, result = _replay_keys(enc, engine, on_progress)
+        replay = _full_replay(len(tasks), np.asarray(enc.rows, np.int64), status, step, triangle, result, target_keys(tasks))
+        folds = np.fromiter((-1 if t.error else t.folds for t in tasks), np.int16, len(tasks))
+        early = np.array(enc.early, np.int8)
+        return Judgement([t.id for t in tasks], _final_reasons(early, replay).astype(np.int8), folds,
+                         np.array(enc.steps, np.int16), np.array(enc.punches, np.int16), enc.codes, enc.notes, replay)
 
 
 def verify_completions(tasks: Sequence[PlanningTask | dict], completions: Sequence[object], *,
@@ -554,14 +555,15 @@ def verify_files(tasks_path: str | Path, answers_path: str | Path, *, on_progres
                  engine: str = "table") -> VerifyReport:
     """Read a planning file and an answer file and judge every task; InputError if a file cannot
     be read at all (bad items are verdicts, and reported in `errors`)."""
-    tasks = read_tasks(tasks_path)
-    answers = load_answers(answers_path)
-    by_id, duplicates = index_answers(answers)
-    task_ids = {t.id for t in tasks}
-    unmatched = tuple(a.id for a in by_id.values() if a.id not in task_ids and not a.unreadable)
-    errors = [f"{tasks_path}: {t.error}" for t in tasks if t.error]
-    errors += [f"{answers_path}: {a.id}: {a.reason}" for a in answers if a.unreadable]
-    judged = judge_plans(tasks, [by_id.get(t.id) for t in tasks], engine=engine, on_progress=on_progress)
+    with paused_gc():
+        tasks = read_tasks(tasks_path)
+        answers = load_answers(answers_path)
+        by_id, duplicates = index_answers(answers)
+        task_ids = {t.id for t in tasks}
+        unmatched = tuple(a.id for a in by_id.values() if a.id not in task_ids and not a.unreadable)
+        errors = [f"{tasks_path}: {t.error}" for t in tasks if t.error]
+        errors += [f"{answers_path}: {a.id}: {a.reason}" for a in answers if a.unreadable]
+        judged = judge_plans(tasks, [by_id.get(t.id) for t in tasks], engine=engine, on_progress=on_progress)
     return VerifyReport(judged, unmatched, duplicates, tuple(errors))
 
 
