@@ -306,16 +306,25 @@ def column_counts(items: ItemColumns, inconsistent: int) -> dict[str, int]:
 
 def column_groups(items: ItemColumns) -> dict[str, dict]:
     """`group_breakdown(items, group_summary)` on columns: per group kind and group, the item count,
-    exact match, partial (and unfolding exact)."""
-    keep = ("exact_match", "partial", "unfolding_exact")
+    exact match, partial (and unfolding exact), by one bincount per number."""
+    denominator = items.truth + np.maximum(0, items.predicted - items.truth)
+    sums = {"exact": items.exact, "matched": items.matched, "denominator": denominator}
+    if items.unfolding_exact is not None:
+        sums["unfolding_exact"] = items.unfolding_exact
     out = {}
     for kind, labels in items.groups.items():
-        names, inverse = np.unique(np.array(labels, dtype=object).astype(str), return_inverse=True)
+        index: dict[str, int] = {}
+        inverse = np.fromiter((index.setdefault(label, len(index)) for label in labels), np.int64, len(labels))
+        counts = np.bincount(inverse, minlength=len(index))
+        totals = {name: np.bincount(inverse, weights=values, minlength=len(index)).round().astype(np.int64)
+                  for name, values in sums.items()}
         groups = {}
-        for index in sorted(range(len(names)), key=lambda k: _group_order(str(names[k]))):
-            rows = np.flatnonzero(inverse == index)
-            metrics = column_metrics(items, (), rows)
-            groups[str(names[index])] = {"items": len(rows), **{k: metrics[k] for k in keep if k in metrics}}
+        for name in sorted(index, key=_group_order):
+            k, n = index[name], int(counts[index[name]])
+            groups[name] = {"items": n, "exact_match": ratio(int(totals["exact"][k]), n),
+                            "partial": ratio(int(totals["matched"][k]), int(totals["denominator"][k]))}
+            if "unfolding_exact" in totals:
+                groups[name]["unfolding_exact"] = ratio(int(totals["unfolding_exact"][k]), n)
         out[kind] = groups
     return out
 
