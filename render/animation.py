@@ -22,6 +22,7 @@ flat. `render.baseline` keeps the former per-frame-rebuild path for the benchmar
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
@@ -486,6 +487,16 @@ def _temp_name(path: Path) -> Path:
     return Path(tmp)
 
 
+def _widen_pipe(fd: int, frame_bytes: int) -> None:
+    """Let the pipe to ffmpeg hold a whole frame (Linux: F_SETPIPE_SZ, up to the system's maximum),
+    so writing a frame returns at once and the next frame renders while ffmpeg encodes this one."""
+    try:
+        limit = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+        fcntl.fcntl(fd, 1031, min(max(frame_bytes, 65536), limit))  # 1031: F_SETPIPE_SZ
+    except (OSError, ValueError):
+        pass  # another OS, or not allowed: the default pipe only overlaps less
+
+
 class Mp4Sink:
     """Frames into an H.264 MP4, atomically: ffmpeg writes a temp file beside `path`, renamed over
     `path` by `commit()`. The bytes depend only on the frames, the size and the fps."""
@@ -503,6 +514,7 @@ class Mp4Sink:
                        *FFMPEG_PARAMS, str(self._tmp)]
             self._proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                           stderr=subprocess.PIPE)
+        _widen_pipe(self._proc.stdin.fileno(), 3 * width * height)
 
     def write(self, frame: np.ndarray) -> None:
         try:
