@@ -144,7 +144,7 @@ def run(ctx: Context) -> dict:
     items = [{"codes": ITEMS[n], **compare_item(traces[n], opts, repeats)} for n in counts]
     reference = reference_item(traces[counts[-1] if quick else 3], repeats)
 
-    n_items = 2 if quick else 8
+    n_items = 2 if quick else 12
     request = MediaRequest.of(video=True, frames=True, images=True, text=True,
                               **({"width": 160, "height": 120} if quick else {}))
     records = dataset_records(n_items, first_id=1)

@@ -618,27 +618,28 @@ def write_media(trace: Trace, out_dir: str | Path, item_id: str, opts: Animation
     paths = video_paths(out_dir, item_id)
     folding, unfolding = folding_segments(trace, opts), unfolding_segments(trace, opts)
     looks = segment_looks([*folding, *unfolding, result_segment(trace, opts)], hole_cuts(trace), opts)
+    videos = (("folding", folding, opts.folding_fps), ("unfolding", unfolding, opts.unfolding_video_fps))
+    sinks: dict[str, Mp4Sink | FramesSink] = {}
     written: dict[str, Path] = {}
-    with SheetRenderer(opts) as renderer:
-        for kind, segments, fps in (("folding", folding, opts.folding_fps),
-                                    ("unfolding", unfolding, opts.unfolding_video_fps)):
-            sinks: dict[str, Mp4Sink | FramesSink] = {}
-            try:
-                if video:
-                    sinks[kind] = Mp4Sink(paths[kind], opts.width, opts.height, fps)
-                if frames:
-                    sinks[f"{kind}_frames"] = FramesSink(paths[f"{kind}_frames"])
+    try:
+        for kind, _, fps in videos:  # both encoders start now: the second starts up while the first video renders
+            if video:
+                sinks[kind] = Mp4Sink(paths[kind], opts.width, opts.height, fps)
+            if frames:
+                sinks[f"{kind}_frames"] = FramesSink(paths[f"{kind}_frames"])
+        with SheetRenderer(opts) as renderer:
+            for kind, segments, _ in videos:
+                mine = [key for key in sinks if key.startswith(kind)]
                 for frame in draw_segments(renderer, segments, looks):
-                    for sink in sinks.values():
-                        sink.write(frame)
-                for key, sink in list(sinks.items()):
-                    written[key] = sink.commit()
-                    del sinks[key]
-            finally:
-                for sink in sinks.values():
-                    sink.abort()
-        atomic_write_bytes(paths["result"], png_bytes(_result_with(renderer, trace, looks)))
-        written["result"] = paths["result"]
+                    for key in mine:
+                        sinks[key].write(frame)
+                for key in mine:
+                    written[key] = sinks.pop(key).commit()
+            atomic_write_bytes(paths["result"], png_bytes(_result_with(renderer, trace, looks)))
+            written["result"] = paths["result"]
+    finally:
+        for sink in sinks.values():  # whatever was not committed: an error or an interrupt
+            sink.abort()
     return written
 
 
