@@ -184,3 +184,15 @@ def test_render_items_lists_and_resumes_by_modality(tmp_path, seed6):
     assert len(again.skipped) == 4
     manifest = Manifest.read(tmp_path, "PFHP_1")
     assert set(manifest.modalities) == {"text", "images"}
+
+
+def test_new_video_options_do_not_leave_frames_vouching_for_a_redrawn_result_image(tmp_path, seed6):
+    """Frames at 64x48, then video only at 96x72: the shared result image is redrawn, so the frames
+    entry (which listed the old one) is dropped and the record no longer names the frames folder."""
+    [record] = [r for r in json.loads((seed6 / DATA).read_text()) if r["id"] == "PFHP_1"]
+    render_items([record], tmp_path, MediaRequest.of(frames=True, width=64, height=48))
+    render_items([record], tmp_path, MediaRequest.of(video=True, width=96, height=72))
+    manifest = Manifest.read(tmp_path, "PFHP_1")
+    assert set(manifest.modalities) == {"video"}
+    assert set(media.listed(record, manifest)) >= {"foldingVideo", "resultImg"}
+    assert "foldingFramesDir" not in media.listed(record, manifest)

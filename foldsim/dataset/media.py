@@ -276,6 +276,15 @@ class Manifest:
             return False
         return all(file_matches(out_dir / name, size_hash) for name, size_hash in entry["files"].items())
 
+    def drop_overwritten(self, fresh: dict[str, dict]) -> None:
+        """Forget the older entries that list a file the `fresh` ones rewrote with other content (the
+        result image is shared by video and frames: new video options redraw it)."""
+        written = {name: entry for m in fresh.values() for name, entry in m["files"].items()}
+        for modality in [m for m in self.modalities if m not in fresh]:
+            listed_files = (self.modalities[modality] or {}).get("files", {})
+            if any(name in written and written[name] != list(entry) for name, entry in listed_files.items()):
+                del self.modalities[modality]
+
     def files(self, modalities: Iterable[str]) -> set[str]:
         return {name for m in modalities for name in (self.modalities.get(m) or {}).get("files", {})}
 
@@ -497,6 +506,7 @@ class OutputFolder:
                     else:
                         manifest = by_id[item_id].kept
                         manifest.modalities.update(outcome)
+                        manifest.drop_overwritten(outcome)
                         manifest.write(out_dir)
                         report.rendered.append(item_id)
                     advance(1)
