@@ -36,9 +36,11 @@ column that is missing altogether is a setup error and raises TypeError at the f
 
 from __future__ import annotations
 
+import gc
 import json
 import warnings
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 from .answers import STATUS_EMPTY, STATUS_OK, Answer, answer_of_completion
@@ -191,6 +193,20 @@ def item_metrics(task: str, records: Sequence[dict], completions: Sequence[objec
     return out
 
 
+@contextmanager
+def _collector_paused():
+    """The cyclic garbage collector off while a batch is scored (its previous state restored): a
+    batch allocates ~10 small objects per completion that all live until the batch is done, so
+    collection passes over them find nothing and cost 15-30 % of the time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _scored(task_set: tuple[str, ...], default: str, score: Callable[[str, list, list], list[float]],
             completions: Sequence[object] | None, columns: dict) -> list[float | None]:
     """The common frame of every reward: read the truth, route rows by task, score each distinct
@@ -198,6 +214,12 @@ def _scored(task_set: tuple[str, ...], default: str, score: Callable[[str, list,
     None; unreadable truth 0.0."""
     if completions is None:
         return []
+    with _collector_paused():
+        return _scored_batch(task_set, default, score, completions, columns)
+
+
+def _scored_batch(task_set: tuple[str, ...], default: str, score: Callable[[str, list, list], list[float]],
+                  completions: Sequence[object], columns: dict) -> list[float | None]:
     completions = list(completions)
     count = len(completions)
     records = truth_records(count, columns)
@@ -210,7 +232,7 @@ def _scored(task_set: tuple[str, ...], default: str, score: Callable[[str, list,
             values = score(task, [records[i] for i in firsts], [completions[i] for i in firsts])
         except Exception as error:  # noqa: BLE001  (never raise on a completion; say so once)
             warnings.warn(f"foldsim reward: scoring {len(firsts)} {task} completions failed "
-                          f"({type(error).__name__}: {error}); they score 0.0", RuntimeWarning, stacklevel=3)
+                          f"({type(error).__name__}: {error}); they score 0.0", RuntimeWarning, stacklevel=4)
             values = [0.0] * len(firsts)
         for row, pair in zip(rows, which):
             rewards[row] = float(values[pair])
