@@ -136,6 +136,23 @@ def test_both_prediction_scorers_are_offered():
     assert (top.mode, scoring_dir.mode) == ("compat mentalblackboard", "compat mentalblackboard-scoring-dir")
 
 
+def test_both_prediction_scorers_are_reachable_from_the_command_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from foldsim.cli import app
+
+    row = {"id": "PFHP_2", "totalNumberofHoles": 1, "unfoldingTypes": "H2-F", "resultHoles": [hole("star", "small", 0, 4)]}
+    (tmp_path / "truth.json").write_text(json.dumps([t.record for t in TRUTH]))
+    (tmp_path / "answers.json").write_text(json.dumps([row]))
+    exact = {}
+    for mode in (MODE_TOP_LEVEL, MODE_SCORING_DIR):
+        result = CliRunner().invoke(app, ["score", "prediction", str(tmp_path / "truth.json"), str(tmp_path / "answers.json"),
+                                          "--compat", mode, "--json"])
+        assert result.exit_code == 0, result.output
+        exact[mode] = json.loads(result.stdout)["counts"]["exact"]
+    assert exact == {MODE_TOP_LEVEL: 1, MODE_SCORING_DIR: 0}
+
+
 # ------------------------------------------------------------------------------------------------ text modality
 
 #: text truth: a large star at 20 = (2, 1, 1) (16 + 2 + 1 + 1), a small circle at 13 = (1, 2, 0) (8 + 4 + 0 + 1)

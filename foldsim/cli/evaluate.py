@@ -15,7 +15,7 @@ def score(
     task: Annotated[str, typer.Argument(help="prediction | backward | text | generalization | planning | choice | split | plan-choice")],
     truth: Annotated[Path, typer.Argument(help="ground-truth MentalBlackboard file (JSON array or JSONL)")],
     answers: Annotated[Path, typer.Argument(help="model answers: JSON, JSONL, provider batch output or raw text")],
-    compat: Annotated[str | None, typer.Option("--compat", help="reproduce a reference scorer: mentalblackboard")] = None,
+    compat: Annotated[str | None, typer.Option("--compat", help="reproduce a reference scorer: mentalblackboard (top-level prediction_scoring.py) or mentalblackboard-scoring-dir (scoring/prediction_scoring.py)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print every number as one JSON object")] = False,
     details: Annotated[bool, typer.Option("--details", help="with --json: add the per-item scores")] = False,
     id_map: Annotated[Path | None, typer.Option("--id-map", help="id map written by `foldsim requests --provider anthropic`: restores the original ids")] = None,
@@ -259,7 +259,7 @@ def eval_command(
     detail: DetailOption = None,
     media_base: MediaBaseOption = None,
     templates: TemplatesOption = None,
-    compat: Annotated[str | None, typer.Option("--compat", help="score as a reference scorer: mentalblackboard")] = None,
+    compat: Annotated[str | None, typer.Option("--compat", help="score as a reference scorer: mentalblackboard or mentalblackboard-scoring-dir")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the run and the score report as JSON")] = False,
 ) -> None:
     """From a dataset to a score report: build the prompts, ask the endpoint (resumably), score."""

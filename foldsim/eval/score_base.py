@@ -19,7 +19,9 @@ from ..io import read_records, record_name, record_object
 from ..planning import ReadMemo
 
 TASKS = ("prediction", "backward", "text", "generalization", "planning")
-COMPAT_MODES = ("mentalblackboard",)
+#: --compat modes: the top-level prediction_scoring.py (the one the reference runner calls) and
+#: scoring/prediction_scoring.py (beside the other scorers); the two differ only for prediction
+COMPAT_MODES = ("mentalblackboard", "mentalblackboard-scoring-dir")
 FIELDS = ("shape", "size", "location", "direction", "location_shape", "location_direction", "shape_direction",
           "location_shape_direction")
 TEXT_FIELDS = ("shape", "size", "location", "location_shape")  # the text modality has no directions

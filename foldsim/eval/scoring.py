@@ -489,7 +489,7 @@ def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, 
         if compat:
             from .scoring_compat import score_compat
 
-            report = score_compat(task, truth.items, answers)
+            report = score_compat(task, truth.items, answers, compat)
         else:
             report = score_default(task, truth.items, answers, invalid=truth.invalid)
     report.notes = truth.notes + report.notes

@@ -42,13 +42,12 @@ from ..config import Config
 from ..errors import InputError, describe
 from ..holes import SHAPE_PERIOD, Hole
 from .score_base import (
-    FIELDS, MOD_SUFFIX, ItemScore, Report, TruthItem, greedy_first_fit, group_breakdown, in_row_chunks, maximum_matching_sizes,
+    COMPAT_MODES, FIELDS, MOD_SUFFIX, ItemScore, Report, TruthItem, greedy_first_fit, group_breakdown, in_row_chunks, maximum_matching_sizes,
     ratio,
 )
 
-MODE_TOP_LEVEL = "mentalblackboard"
-MODE_SCORING_DIR = "mentalblackboard-scoring-dir"
-MODES = (MODE_TOP_LEVEL, MODE_SCORING_DIR)
+MODES = COMPAT_MODES
+MODE_TOP_LEVEL, MODE_SCORING_DIR = COMPAT_MODES
 
 PREDICTION_KEYS = ("resultHoles", "totalNumberofHoles", "unfoldingTypes")
 DIRECTION_WORDS = 6  # 360 angle bits in uint64 words
