@@ -24,7 +24,7 @@ import foldsim.io
 import foldsim.solve
 from foldsim import Config, Hole, InputError, simulate
 from foldsim.errors import describe
-from foldsim.check import check_file, check_records
+from foldsim.check import check_records
 from foldsim.cli import app, main
 from foldsim.cli.common import EXIT_ITEMS, EXIT_OK, EXIT_USAGE, check_output_path
 from foldsim.codes import parse_action

@@ -153,6 +153,26 @@ def test_eval_of_the_published_planning_file_in_both_modes(planning_file, tmp_pa
             assert report["counts"]["exact"] == expected, (compat, report["counts"])
 
 
+def test_eval_of_a_choice_task_scores_it_with_the_choice_scorer(tmp_path):
+    """`eval` takes the multiple-choice tasks too: the stub answers every item with its right label
+    ("**C**"-style prose), and the saved report is the choice scorer's, with the chance level."""
+    data = tmp_path / "data"
+    generated = invoke("generate", "--task", "choice", "--group", "one_step", "--group", "two_step", "--count", "2",
+                       "--seed", "4", "--out", data, "--text")
+    assert generated.exit_code == 0, generated.output
+    dataset = data / "PFHP_Choice_Data.json"
+    records = json.loads(dataset.read_text())
+    keys = keys_of(dataset, "choice", "text")
+    with StubServer({"answers": {keys[r["id"]]: f"The sheet is option **{r['answer']}**." for r in records}},
+                    tmp_path / "stub") as server:
+        result = invoke("eval", dataset, "--endpoint", server.url, "--model", MODEL, "--task", "choice", "--modality",
+                        "text", "--out", tmp_path / "run")
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "run" / "score.json").read_text())
+    assert report["metrics"]["accuracy"] == 1.0 and report["metrics"]["chance"] == pytest.approx(1 / 5)
+    assert score_item("choice", records[0], f"Answer: {records[0]['answer']}")["correct"] == 1.0
+
+
 # --------------------------------------------------------------------------------------------------
 # score_item
 

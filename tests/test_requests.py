@@ -248,7 +248,7 @@ def test_mapped_anthropic_ids_score_back_through_the_map(planning_file, tmp_path
     result = invoke("requests", dataset, "--task", "prediction", "--modality", "text", "--provider", "anthropic",
                     "--model", "claude-test", "--out", out, "--templates", templates)
     assert result.exit_code == 0, result.output
-    assert f"5 ids changed" in result.stdout and str(id_map_path(out)) in result.stdout
+    assert "5 ids changed" in result.stdout and str(id_map_path(out)) in result.stdout
     id_map = read_id_map(id_map_path(out))
     assert sorted(id_map.values()) == sorted(r["id"] for r in records[:5])
     requests = json.loads(out.read_text())["requests"]

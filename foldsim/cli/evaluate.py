@@ -24,27 +24,19 @@ def score(
     import tempfile
 
     from ..errors import InputError
-    from ..eval.choice import CHOICE_TASKS, render_choice_report, score_choice_files
     from ..eval.scoring import render_report, score_files
 
-    if task in CHOICE_TASKS and compat is not None:
-        fail(f"--compat: the reference has no {task} task, so there is no reference scorer to reproduce")
     try:
         with tempfile.TemporaryDirectory() as scratch:
             if id_map is not None:
                 from ..eval.requests import restore_ids
 
                 answers = restore_ids(answers, id_map, Path(scratch) / f"restored{answers.suffix}")
-            if task in CHOICE_TASKS:  # multiple choice, yes/no split, plan choice: foldsim.eval.choice
-                report = score_choice_files(task, truth, answers)
-            else:
-                report = score_files(task, truth, answers, compat=compat)
+            report = score_files(task, truth, answers, compat=compat)
     except InputError as error:
         fail(str(error))
     if as_json:
         print_json(report.to_dict(details=details))
-    elif task in CHOICE_TASKS:
-        render_choice_report(report, out)
     else:
         render_report(report, out)
     # wrong answers are results (exit 0); an invalid truth record or an unreadable answer record is an error

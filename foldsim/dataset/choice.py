@@ -27,6 +27,7 @@ import numpy as np
 from ..codes import action_code, code_of_entry, entry_of_code
 from ..config import Config
 from ..errors import InputError
+from ..tasks import CHOICE_TASKS
 from .. import kernels as K
 from ..kernels import actions as A
 from ..render.choice import cue_text, media_paths, options_text, plan_options_text
@@ -36,7 +37,6 @@ from ..solve import solve_tasks
 from . import distractors as D
 from .levels import level_score
 
-CHOICE_TASKS = ("choice", "split", "plan-choice")
 BASE_TASK = {"choice": "prediction", "split": "prediction", "plan-choice": "planning"}
 TASK_MODELS = {"choice": D.CHOICE_MODELS, "split": D.CHOICE_MODELS, "plan-choice": D.PLAN_MODELS}
 CUE_KINDS = ("none", "true", "counterfactual")

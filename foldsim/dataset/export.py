@@ -40,6 +40,7 @@ from ..codes import code_of_entry, pattern_of
 from ..errors import InputError
 from ..io import atomic_write_bytes, atomic_write_text, read_records
 from ..rules import group_of
+from ..tasks import CHOICE_TASKS
 from .levels import PRESETS, level_of, record_solutions
 
 FORMATS = ("hf", "vlmevalkit", "lmms-eval")
@@ -55,8 +56,6 @@ ANSWER_FIELDS = {
     "text": ("totalNumberofHoles", "unfoldingTypes", "resultHoles"),
     "generalization": ("totalNumberofHoles", "resultHoles"),
 }
-#: the choice tasks' scorers (foldsim.eval.choice): their answer is a label (or yes/no)
-CHOICE_SCORERS = ("choice", "split", "plan-choice")
 #: per-item metrics where lower is better (every other one is higher-is-better)
 LOWER_IS_BETTER = ("extra_rate", "missing_rate", "ambiguous", "chance", "followed_cue")
 
@@ -111,7 +110,7 @@ def answer_object(scorer: str, record: dict) -> dict | str:
     """The ground-truth answer in the form the task's prompt asks for (planning: the generating
     plan as `folds` and `holes`, one of possibly many right plans, all of which the verifier accepts;
     the choice tasks: the right label, or yes/no; plan-choice: the first right label)."""
-    if scorer in CHOICE_SCORERS:
+    if scorer in CHOICE_TASKS:
         answer = record.get("answer")
         return str(answer[0] if isinstance(answer, list) and answer else answer)
     if scorer == "planning":
@@ -165,7 +164,7 @@ def _item(prompt, record: dict, example: dict | None, root: Path, level: int | N
 
     Config.from_record(record)
     scorer = prompt.task.score or prompt.task.name
-    if scorer in CHOICE_SCORERS:
+    if scorer in CHOICE_TASKS:
         truth_of(scorer, record, 0)
     else:
         truth_item(record, 0)
@@ -243,7 +242,7 @@ def score_predictions(scorer: str, records: Sequence[dict], responses: Sequence[
     """The `foldsim score` report (pooled metrics, counts, groups) of model responses to records,
     by the default scorer (the choice scorer for the choice tasks): what the VLMEvalKit class's
     evaluate returns. Never raises on a response."""
-    if scorer in CHOICE_SCORERS:
+    if scorer in CHOICE_TASKS:
         from ..eval.choice import parse_choice_answer, score_choice, truth_of
 
         truths = [truth_of(scorer, {**r, "id": f"item {i}"}, i) for i, r in enumerate(records)]
@@ -263,12 +262,8 @@ def score_predictions(scorer: str, records: Sequence[dict], responses: Sequence[
 
 
 def score_response(scorer: str, record: dict, response: object) -> dict[str, float]:
-    """One response's per-item metrics: `foldsim.eval.score_item`, or for the choice tasks
-    `foldsim.eval.choice.score_choice_item` (what lmms-eval's process_results returns)."""
-    if scorer in CHOICE_SCORERS:
-        from ..eval.choice import score_choice_item
-
-        return score_choice_item(scorer, record, response)
+    """One response's per-item metrics, `foldsim.eval.score_item` (what lmms-eval's process_results
+    returns)."""
     from ..eval.item import score_item
 
     return score_item(scorer, record, response)
@@ -479,7 +474,7 @@ def write_vlmevalkit(items: Sequence[ExportItem], out: Path, task: str, modality
              f"2. Copy `{module}.py` to `vlmeval/dataset/{module}.py` in your VLMEvalKit checkout, and in",
              f"   `vlmeval/dataset/__init__.py` add `from .{module} import {name.replace('_', '')}` and put",
              f"   `{name.replace('_', '')}` in the `IMAGE_DATASET` list.",
-             f"3. `pip install foldsim` in the same environment (evaluate scores with foldsim's scorer), then",
+             "3. `pip install foldsim` in the same environment (evaluate scores with foldsim's scorer), then",
              f"   `python run.py --data {name} --model <model>`.", ""]
     atomic_write_text(out / "README.md", "\n".join(lines))
     return {s: len(m) for s, m in _by_split(items).items()}, [f"{name}.tsv", f"{module}.py", "README.md", *videos]

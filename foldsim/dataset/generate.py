@@ -24,24 +24,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
 import numpy as np
 from rich.console import Console
 
 from ..config import Config
 from ..enumerate import CODE_OF_ACTION, configurations, fold_rows
 from ..errors import InputError
+from ..tasks import CHOICE_TASKS
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value
 from ..kernels import actions as A
 from ..kernels.sheet import N_TRIANGLES
-from .levels import add_levels, level_of, preset, record_solutions
-from .media import MediaRequest, RenderReport, asset_fields, open_output
-from .splits import add_splits, parse_splits
 from ..rules import GROUPS, MENTALBLACKBOARD
 from ..simulate import Result, simulate
 from ..solve import count_solutions
+from .levels import add_levels, level_of, preset, record_solutions
+from .media import MediaRequest, RenderReport, asset_fields, open_output
+from .splits import add_splits, parse_splits
+
+if TYPE_CHECKING:
+    from .choice import ChoiceSpec
 
 TASKS = ("prediction", "planning", "generalization", "backward", "choice", "split", "plan-choice")
-CHOICE_TASKS = ("choice", "split", "plan-choice")  # built by foldsim.dataset.choice
 ATTRIBUTES = ("shape", "size", "direction", "location")
 #: the benchmark's taskType strings (its Back_Prediction file uses "Prediction" too)
 TASK_TYPE = {"prediction": "Prediction", "planning": "Planning", "generalization": "Generalization",

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..codes import is_rotation, pattern_of
+from ..codes import is_rotation
 from ..config import Config
 from ..errors import InputError
 from ..holes import parse_holes

@@ -25,7 +25,7 @@ import gc
 import re
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache

@@ -40,10 +40,10 @@ from pathlib import Path
 
 from ..codes import code_of_entry, pattern_of
 from ..errors import InputError
+from ..tasks import CHOICE_TASKS
 from ..io import read_records, read_text
 from .answers import Answer, answer_of_completion, index_answers, parse_answer_record, split_answer_text
 
-CHOICE_TASKS = ("choice", "split", "plan-choice")
 TASK_TYPES = {"choice": "Choice", "split": "Split", "plan-choice": "PlanChoice"}
 CHOICE_KEYS = ("answer", "Answer", "choice", "final_answer")
 YES_NO = ("yes", "no")

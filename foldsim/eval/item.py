@@ -11,7 +11,8 @@ from .scoring import score_default
 
 
 def score_item(task: str, truth_record: dict, response_text: str | list | None) -> dict[str, float]:
-    """The per-item metrics of one response, by the default scorer, as floats:
+    """The per-item metrics of one response, by the default scorer (the choice tasks: by
+    foldsim.eval.choice.score_choice_item), as floats:
 
     exact_match (1.0 or 0.0), partial, field_<f> for every field the task scores, extra_rate and
     missing_rate (1.0 when the answer lists an unmatched hole / misses a truth hole),
@@ -25,10 +26,15 @@ def score_item(task: str, truth_record: dict, response_text: str | list | None) 
     Raises InputError for an unknown task or a truth record that cannot be read. Averaging these
     values over items gives per-item (macro) means; `foldsim score` pools counts (micro).
     """
+    from ..tasks import CHOICE_TASKS
+    from .choice import score_choice_item
+
+    if task in CHOICE_TASKS:  # choice, split, plan-choice: their own per-item metrics
+        return score_choice_item(task, truth_record, response_text)
     if task not in TASKS:
         from ..errors import InputError
 
-        raise InputError(f"unknown task {task!r} (expected one of {', '.join(TASKS)})", field="task")
+        raise InputError(f"unknown task {task!r} (expected one of {', '.join((*TASKS, *CHOICE_TASKS))})", field="task")
     truth = truth_item(truth_record, 0)
     answer = replace(answer_of_completion(response_text), id=truth.id)
     report = score_default(task, [truth], [answer])

@@ -16,9 +16,10 @@ from ..codes import pattern_of
 from ..errors import InputError
 from ..holes import Hole
 from ..io import read_records, record_name, record_object
+from ..tasks import OPEN_TASKS
 from ..planning import ReadMemo
 
-TASKS = ("prediction", "backward", "text", "generalization", "planning")
+TASKS = OPEN_TASKS
 #: --compat modes: the top-level prediction_scoring.py (the one the reference runner calls) and
 #: scoring/prediction_scoring.py (beside the other scorers); the two differ only for prediction
 COMPAT_MODES = ("mentalblackboard", "mentalblackboard-scoring-dir")

@@ -34,7 +34,7 @@ from ..planning import NO_HOLE, PERIOD_OF_KIND, PlanningTask, ReadMemo, task_fol
 from .answers import STATUS_OK, Answer, PredictedHole, answer_of_completion, index_answers, load_answers, paused_gc
 from .score_base import (
     COMPAT_MODES, FIELDS, TASKS, TEXT_FIELDS, UNFOLDING_TASKS, ItemScore, Report, TruthItem, aggregate,
-    _group_order, answer_for, group_breakdown, in_row_chunks, load_truth, maximum_matching_sizes, ratio, truth_item,
+    _group_order, answer_for, in_row_chunks, load_truth, maximum_matching_sizes, ratio, truth_item,
 )
 from .verify import Judgement, judge_plans, read_completions
 
@@ -476,11 +476,21 @@ def score_completions(task: str, truth: Sequence[TruthItem | dict], completions:
 
 
 def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, compat: str | None = None) -> Report:
-    """Score an answers file against a truth file. Raises InputError for an unknown task or mode, or
-    a truth/answers file that cannot be read as a whole; bad items are reported in `Report.errors`
-    (invalid truth records also count in N as failures), bad answers are scored as empty."""
+    """Score an answers file against a truth file, for every task: the open-ended ones here, the
+    multiple-choice ones (choice, split, plan-choice) by foldsim.eval.choice. Raises InputError for
+    an unknown task or mode, or a truth/answers file that cannot be read as a whole; bad items are
+    reported in `Report.errors` (invalid truth records also count in N as failures), bad answers are
+    scored as empty."""
+    from ..tasks import CHOICE_TASKS
+    from .choice import score_choice_files
+
+    if task in CHOICE_TASKS:
+        if compat is not None:
+            raise InputError(f"the reference has no {task} task, so there is no reference scorer to reproduce",
+                             field="--compat")
+        return score_choice_files(task, truth_path, answers_path)
     if task not in TASKS:
-        raise InputError(f"unknown task {task!r} (expected one of {', '.join(TASKS)})", field="task")
+        raise InputError(f"unknown task {task!r} (expected one of {', '.join((*TASKS, *CHOICE_TASKS))})", field="task")
     if compat is not None and compat not in COMPAT_MODES:
         raise InputError(f"unknown compat mode {compat!r} (expected {', '.join(COMPAT_MODES)})", field="compat")
     with paused_gc():
@@ -499,8 +509,15 @@ def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, 
 
 
 def render_report(report: Report, console) -> None:
-    """Readable rich tables of a report: metrics, counts and group-wise exact match."""
+    """Readable rich tables of a report: metrics, counts and group-wise exact match (a choice-task
+    report is drawn by foldsim.eval.choice)."""
     from rich.table import Table
+
+    from .choice import ChoiceReport, render_choice_report
+
+    if isinstance(report, ChoiceReport):
+        render_choice_report(report, console)
+        return
 
     metrics = Table(title=f"foldsim score {report.task} ({report.mode})", show_header=True)
     metrics.add_column("metric")

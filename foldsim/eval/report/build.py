@@ -22,7 +22,8 @@ from ...simulate import simulate
 from ..answers import Answer, PredictedHole, index_answers, load_answers
 from ..score_base import TASKS, ItemScore, Report, TruthItem, answer_for, greedy_first_fit, load_truth, truth_item
 from ..scoring import field_tests, predicted_tensor, score_files, truth_tensor
-from .choices import CHOICE_TASKS, TASK_OF_TYPE, OptionView, cue_line, option_views, plan_option_holes
+from ...tasks import CHOICE_TASKS
+from .choices import TASK_OF_TYPE, OptionView, cue_line, option_views, plan_option_holes
 from .sheet import Mark
 
 #: the verdict of one model on one item (the browser's verdict filter)

@@ -20,7 +20,6 @@ from ...simulate import simulate
 from ..answers import Answer
 from .sheet import Mark
 
-CHOICE_TASKS = ("choice", "split", "plan-choice")
 #: a record's taskType (lower-cased) -> its task
 TASK_OF_TYPE = {"choice": "choice", "split": "split", "planchoice": "plan-choice"}
 

@@ -15,7 +15,8 @@ from ...errors import InputError
 from ...holes import parse_holes
 from ..verify import CORRECT, REASONS
 from .build import GROUPINGS, VERDICTS, AnswerView, ItemView, ReportData, truth_marks
-from .choices import CHOICE_TASKS, OptionView
+from ...tasks import CHOICE_TASKS
+from .choices import OptionView
 from .media import Medium, item_media
 from .plots import Breakdown, bar_chart_svg, breakdown, group_order
 from .sheet import Mark, definitions, glyphs_used, legend_html, sheet_svg
