@@ -193,3 +193,22 @@ def test_tiny_video_is_written_and_redone_when_its_options_change(first_run, tmp
     assert render_items([record], tmp_path, MediaRequest.of(video=True, width=64, height=48, fps=3)).rendered == ["PFHP_1"]
     assert render_items([record], tmp_path, MediaRequest.of(video=True, width=64, height=48, fps=3,
                                                             captions="codes")).rendered == ["PFHP_1"]
+
+
+def test_without_a_group_count_is_the_total_spread_over_every_group_the_task_allows(tmp_path):
+    from foldsim.dataset.generate import GenerateOptions, default_groups, generate_records
+    from foldsim.rules import GROUPS
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["generate", "--task", "prediction", "--count", "10", "--seed", "2", "--out",
+                                 str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    records = json.loads((tmp_path / "PFHP_Prediction_Data.json").read_text())
+    assert len(records) == 10 and [r["id"] for r in records] == [f"PFHP_{n}" for n in range(1, 11)]
+    # 10 over the 9 groups: the first takes two items, in the order of the rule set
+    per_group = GenerateOptions("prediction", default_groups("prediction"), 1, total=10).group_counts()
+    assert per_group == (2, 1, 1, 1, 1, 1, 1, 1, 1) and default_groups("prediction") == tuple(GROUPS)
+    # the same items as naming the groups with those counts: group streams are independent
+    first = generate_records(GenerateOptions("prediction", ("one_step",), 2, 2))
+    assert [r["foldingTypes"] for r in records[:2]] == [r["foldingTypes"] for r in first]
+    assert all(not GROUPS[g][1] for g in default_groups("planning"))

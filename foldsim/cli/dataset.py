@@ -43,9 +43,11 @@ def _worker_count(workers: int | None) -> int:
 @app.command()
 def generate(
     task: Annotated[str, typer.Option("--task", help="prediction | planning | generalization | backward | choice | split | plan-choice")],
-    group: Annotated[list[str], typer.Option("--group", help="structure group, e.g. two_step_with_rotation (repeatable)")],
     out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (JSON, media, manifest)")],
-    count: Annotated[int, typer.Option("--count", help="items per group (pairs, for generalization)")] = 10,
+    group: Annotated[list[str] | None, typer.Option(
+        "--group", help="structure group, e.g. two_step_with_rotation (repeatable; default: every group the task allows)")] = None,
+    count: Annotated[int, typer.Option(
+        "--count", help="items per --group (pairs, for generalization); with no --group, items in all, spread over every group")] = 10,
     seed: Annotated[int, typer.Option("--seed", help="random seed: same seed, same dataset")] = 0,
     video: VideoOption = False,
     images: ImagesOption = False,
@@ -84,7 +86,7 @@ def generate(
 ) -> None:
     """Generate a MentalBlackboard-format dataset by structure group, with the media asked for."""
     from ..errors import InputError
-    from ..dataset.generate import GenerateOptions, write_dataset
+    from ..dataset.generate import GenerateOptions, default_groups, write_dataset
     from ..dataset.media import MediaRequest
     from ..dataset.splits import parse_splits
 
@@ -93,8 +95,9 @@ def generate(
         from ..dataset.choice import choice_spec_of
 
         choice = choice_spec_of(task, options_per_item, distractors, similarity, cues)
-        options = GenerateOptions(task, tuple(group), count, seed, first_id, not allow_odd_totals, attribute,
-                                  level, split_spec, choice=choice).validate()
+        groups = tuple(group) if group else default_groups(task)
+        options = GenerateOptions(task, groups, count, seed, first_id, not allow_odd_totals, attribute, level,
+                                  split_spec, choice=choice, total=None if group else count).validate()
         request = MediaRequest.of(video=video, frames=frames, images=images, text=text, width=width, height=height,
                                   fps=fps, cadence=cadence, folding_fps=folding_fps, unfolding_fps=unfolding_fps,
                                   seconds_per_action=seconds_per_action, camera_elevation=elevation, captions=captions)

@@ -244,30 +244,31 @@ def with_truth(chosen: list[Chosen | None], rows: D.Rows, outcome: D.Outcome, it
 
 
 def pick_items(options, spec: ChoiceSpec) -> list[Chosen]:
-    """`options.count` items per group, drawn as the base task draws them, with their options; items
+    """The items of every group (`options.group_slots()`), drawn as the base task draws them, with their options; items
     without enough distinct distractors are redrawn from the same group's random stream."""
     from .generate import draw_group, draw_group_at_level, item_configs
 
-    base = replace(options, task=BASE_TASK[options.task], choice=None)
+    base = replace(options, task=BASE_TASK[options.task], choice=None, total=None)
     draw_of = draw_group_at_level if base.level else draw_group
     names = list(GROUPS)
-    rngs = [np.random.default_rng([options.seed, names.index(g)]) for g in options.groups]
-    draws = [draw_of(rng, base, group, position * options.count)
-             for position, (rng, group) in enumerate(zip(rngs, options.groups))]
-    chosen: list[list[Chosen | None]] = [[None] * options.count for _ in options.groups]
+    slots = options.group_slots()
+    groups = [group for group, _, _ in slots]
+    rngs = [np.random.default_rng([options.seed, names.index(g)]) for g in groups]
+    draws = [draw_of(rng, replace(base, count=items), group, first) for rng, (group, first, items) in zip(rngs, slots)]
+    chosen: list[list[Chosen | None]] = [[None] * items for _, _, items in slots]
     for round_ in range(MAX_ROUNDS + 1):
-        pending = {g: [r for r in range(options.count) if chosen[g][r] is None] for g in range(len(draws))}
+        pending = {g: [r for r in range(len(chosen[g])) if chosen[g][r] is None] for g in range(len(draws))}
         pending = {g: rows for g, rows in pending.items() if rows}
         if not pending:
             return [c for group in chosen for c in group]
         if round_ == MAX_ROUNDS:
             g, rows = next(iter(pending.items()))
-            raise InputError(f"group {options.groups[g]}: {len(rows)} items found no {spec.options - 1} distinct "
+            raise InputError(f"group {groups[g]}: {len(rows)} items found no {spec.options - 1} distinct "
                              f"distractors from {', '.join(spec.models(options.task))} in {MAX_ROUNDS} redraws",
                              field="--options")
         if round_:
             for g, rows in pending.items():
-                fresh = draw_of(rngs[g], replace(base, count=len(rows)), options.groups[g], g * options.count)
+                fresh = draw_of(rngs[g], replace(base, count=len(rows)), groups[g], slots[g][1])
                 draws[g] = draws[g].with_rows(np.array(rows), fresh)
         keys = [(g, r) for g, rows in pending.items() for r in rows]
         configs = [c for g, rows in pending.items() for c in item_configs(draws[g].rows(np.array(rows)), 1)]

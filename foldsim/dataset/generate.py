@@ -84,6 +84,24 @@ class GenerateOptions:
     level: str | None = None  # a preset of foldsim.dataset.levels: only items in its range
     splits: tuple[tuple[str, float], ...] = ()  # (name, fraction): a `split` field without leaks
     choice: "ChoiceSpec | None" = None  # choice tasks: options, distractors, similarity, cues (foldsim.dataset.choice)
+    total: int | None = None  # items in all, spread over the groups (instead of `count` per group)
+
+    def group_counts(self) -> tuple[int, ...]:
+        """Items per group, in the order of `groups`: `count` each, or `total` spread as evenly as
+        the groups allow (the first groups take one more)."""
+        if self.total is None:
+            return (self.count,) * len(self.groups)
+        share, extra = divmod(self.total, len(self.groups))
+        return tuple(share + (position < extra) for position in range(len(self.groups)))
+
+    def group_slots(self) -> list[tuple[str, int, int]]:
+        """(group, first dataset position, items) of every group that gets any item."""
+        slots, first = [], 0
+        for group, items in zip(self.groups, self.group_counts()):
+            if items:
+                slots.append((group, first, items))
+            first += items
+        return slots
 
     def validate(self) -> "GenerateOptions":
         """Self, or an InputError naming the command-line option that is wrong."""
@@ -102,6 +120,8 @@ class GenerateOptions:
             raise InputError("a structure group is named twice", field="--group")
         if not isinstance(self.count, int) or self.count < 1:
             raise InputError(f"must be a positive integer, got {self.count!r}", field="--count")
+        if self.total is not None and (not isinstance(self.total, int) or self.total < 1):
+            raise InputError(f"must be a positive integer, got {self.total!r}", field="--count")
         if not isinstance(self.seed, int) or self.seed < 0:
             raise InputError(f"must be a non-negative integer, got {self.seed!r}", field="--seed")
         if not isinstance(self.first_id, int) or self.first_id < 0:
@@ -403,11 +423,18 @@ def generate_configs(options: GenerateOptions) -> list[Config]:
     configs: list[Config] = []
     group_names = list(GROUPS)
     draw_of = draw_group_at_level if options.level else draw_group
-    for position, group in enumerate(options.groups):
+    for group, first_index, items in options.group_slots():
         rng = np.random.default_rng([options.seed, group_names.index(group)])
-        first_index = position * options.count
-        configs += item_configs(draw_of(rng, options, group, first_index), options.first_id + first_index)
+        draw = draw_of(rng, replace(options, count=items, total=None), group, first_index)
+        configs += item_configs(draw, options.first_id + first_index)
     return configs
+
+
+def default_groups(task: str) -> tuple[str, ...]:
+    """Every structure group a task can draw from (planning tasks: those without rotations), for a
+    `generate` that names none."""
+    no_rotation_only = task in ("planning", "plan-choice")
+    return tuple(g for g, (_, rotates) in GROUPS.items() if not (no_rotation_only and rotates))
 
 
 # -- levels -------------------------------------------------------------------------------------------
