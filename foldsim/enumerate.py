@@ -34,7 +34,8 @@ CODE_OF_ACTION = np.array([""] + [action_code(a) for a in range(1, K.actions.N_A
 
 def pad_actions(actions: np.ndarray, width: int = WIDTH) -> np.ndarray:
     """int32[N, max(width, W)]: action rows right-padded with the no-op."""
-    actions = np.asarray(actions, dtype=np.int32).reshape(len(actions), -1)
+    actions = np.asarray(actions, dtype=np.int32)
+    actions = actions.reshape(len(actions), -1) if actions.size else actions.reshape(len(actions), 0)
     if actions.shape[1] >= width:
         return actions
     return np.concatenate([actions, np.full((len(actions), width - actions.shape[1]), K.actions.NOOP, np.int32)], 1)

@@ -178,3 +178,11 @@ def test_planning_rule_set_is_the_front_only_physical_folds(physical):
     expected = physical.front_only()
     expected = expected.where(np.char.find(expected.pattern.astype(str), "R") < 0)
     assert sorted(row_keys(planning.actions)) == sorted(row_keys(expected.actions))
+
+
+def test_pad_actions_takes_an_empty_batch():
+    import numpy as np
+
+    from foldsim.enumerate import WIDTH, pad_actions
+
+    assert pad_actions(np.zeros((0, 3), np.int8)).shape == (0, WIDTH) and pad_actions([]).shape == (0, WIDTH)
