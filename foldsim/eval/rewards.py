@@ -36,14 +36,12 @@ column that is missing altogether is a setup error and raises TypeError at the f
 
 from __future__ import annotations
 
-import gc
 import json
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import contextmanager
 from dataclasses import replace
 
-from .answers import STATUS_EMPTY, STATUS_OK, Answer, answer_of_completion
+from .answers import STATUS_EMPTY, STATUS_OK, Answer, answer_of_completion, paused_gc
 from .score_base import FIELDS, TEXT_FIELDS, UNFOLDING_TASKS, aggregate, truth_item
 
 Reward = Callable[..., list]
@@ -193,20 +191,6 @@ def item_metrics(task: str, records: Sequence[dict], completions: Sequence[objec
     return out
 
 
-@contextmanager
-def _collector_paused():
-    """The cyclic garbage collector off while a batch is scored (its previous state restored): a
-    batch allocates ~10 small objects per completion that all live until the batch is done, so
-    collection passes over them find nothing and cost 15-30 % of the time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _scored(task_set: tuple[str, ...], default: str, score: Callable[[str, list, list], list[float]],
             completions: Sequence[object] | None, columns: dict) -> list[float | None]:
     """The common frame of every reward: read the truth, route rows by task, score each distinct
@@ -214,7 +198,7 @@ def _scored(task_set: tuple[str, ...], default: str, score: Callable[[str, list,
     None; unreadable truth 0.0."""
     if completions is None:
         return []
-    with _collector_paused():
+    with paused_gc():
         return _scored_batch(task_set, default, score, completions, columns)
 
 
