@@ -111,15 +111,15 @@ def generate(
         fail(str(error))
     if not as_json:
         out.print(f"wrote {len(records)} records to {path}", markup=False)
-    _print_render_report(report, as_json, {"data": str(path), "records": len(records)})
+    _print_render_report(report, as_json, {"data": str(path), "records": len(records)}, media=bool(request.modalities))
 
 
-def _print_render_report(report, as_json: bool = False, extra: dict | None = None) -> None:
-    """A summary on stdout (a line, or JSON), one error line per failed item on stderr; exit 1 if
-    any item failed."""
+def _print_render_report(report, as_json: bool = False, extra: dict | None = None, *, media: bool = True) -> None:
+    """A summary on stdout (a line, or JSON; no media line when no media were asked for), one error
+    line per failed item on stderr; exit 1 if any item failed."""
     if as_json:
         print_json({**(extra or {}), **report.summary()})
-    elif report.rendered or report.skipped or report.failed:
+    elif media and (report.rendered or report.skipped or report.failed):
         out.print(f"media: {len(report.rendered)} rendered, {len(report.skipped)} already complete, "
                   f"{len(report.failed)} failed", markup=False)
     if report.removed_temps and not as_json:
