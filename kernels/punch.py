@@ -42,7 +42,8 @@ def total_rotation(actions: jnp.ndarray) -> jnp.ndarray:
 def unfold(sheet: Sheet, theta: jnp.ndarray) -> Unfolded:
     """Where each layer's hole lands: location R_Θ(flat t), direction map h = R_Θ ∘ g_t⁻¹."""
     rot = jnp.asarray(QUARTER_ROTATIONS)[theta]
-    h = jnp.einsum("ij,tkj->tik", rot, sheet.linear)  # R_Θ A_tᵀ (A orthogonal)
+    # R_Θ A_tᵀ (A orthogonal), as multiply-and-sum (no einsum: see state.current_vertices)
+    h = (rot[None, :, None, :] * sheet.linear[:, None, :, :]).sum(-1)
     det = h[:, 0, 0] * h[:, 1, 1] - h[:, 0, 1] * h[:, 1, 0]
     # a rotation by k quarter turns: d -> d + k; a reflection whose matrix is [[cos 2φ, sin 2φ],
     # [sin 2φ, -cos 2φ]] with 2φ = m quarter turns: d -> m + 2 - d

@@ -51,13 +51,19 @@ def ok_status() -> Status:
 
 
 def current_vertices(sheet: Sheet) -> jnp.ndarray:
-    """int32[32, 3, 2]: where each triangle's vertices are now."""
-    return jnp.einsum("tij,tvj->tvi", sheet.linear, jnp.asarray(FLAT_VERTICES)) + sheet.shift[:, None, :]
+    """int32[32, 3, 2]: where each triangle's vertices are now.
+
+    The 2x2 products here and in the fold step are written as broadcast multiply-and-sum, never as
+    einsum/matmul: XLA:CPU lowers a batched int32 dot of 2x2 matrices to a generic dot loop that
+    took two thirds of the whole fold (0.6 s -> 0.2 s for the physical space); the sums fuse.
+    """
+    products = sheet.linear[:, None, :, :] * jnp.asarray(FLAT_VERTICES)[:, :, None, :]  # [t, v, i, j]
+    return products.sum(-1) + sheet.shift[:, None, :]
 
 
 def current_centroid_sums(sheet: Sheet) -> jnp.ndarray:
     """int32[32, 2]: 3 x the current centroid of each triangle."""
-    return jnp.einsum("tij,tj->ti", sheet.linear, jnp.asarray(FLAT_CENTROID_SUMS)) + 3 * sheet.shift
+    return (sheet.linear * jnp.asarray(FLAT_CENTROID_SUMS)[:, None, :]).sum(-1) + 3 * sheet.shift
 
 
 def grid_index_of(sheet: Sheet) -> jnp.ndarray:

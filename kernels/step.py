@@ -91,7 +91,7 @@ def crease_for(fold_type: jnp.ndarray, vertices: jnp.ndarray) -> tuple[Crease, j
 
 def classify(crease: Crease, vertices: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
     """Per triangle: does the crease cut its interior, and does it lie on the moving side."""
-    f = jnp.einsum("tvi,i->tv", vertices, crease.normal) + crease.offset
+    f = (vertices * crease.normal).sum(-1) + crease.offset  # no einsum: see state.current_vertices
     above, below = (f > 0).any(-1), (f < 0).any(-1)
     side = jnp.where(above, 1, -1)
     return above & below, side == crease.moving_sign
@@ -141,8 +141,10 @@ def apply_action(sheet: Sheet, status: Status, action: jnp.ndarray, index: jnp.n
     moving = jnp.where(is_fold, fold_moving, is_rotation) & proceed
 
     new_sheet = Sheet(
-        linear=jnp.where(moving[:, None, None], jnp.einsum("ij,tjk->tik", linear, sheet.linear), sheet.linear),
-        shift=jnp.where(moving[:, None], sheet.shift @ linear.T + shift, sheet.shift),
+        # M A_t and M s_t + t as multiply-and-sum (no einsum: see state.current_vertices)
+        linear=jnp.where(moving[:, None, None], (linear[None, :, :, None] * sheet.linear[:, None, :, :]).sum(2),
+                         sheet.linear),
+        shift=jnp.where(moving[:, None], (sheet.shift[:, None, :] * linear[None]).sum(-1) + shift, sheet.shift),
         layer=jnp.where(is_fold & proceed, restack(sheet.layer, moving, front), sheet.layer),
     )
     new_status = jax.tree.map(
