@@ -156,10 +156,14 @@ def row_bytes(fn: Callable, arrays: Sequence[np.ndarray]) -> int:
 
 
 def chunk_rows_for(fn: Callable, arrays: Sequence[np.ndarray], *, memory_budget: int | str | None = None,
-                   device: jax.Device | None = None, environ: Mapping[str, str] | None = None) -> int:
-    """The chunk size that fits the memory budget: a ladder size in [MIN_CHUNK_ROWS, MAX_CHUNK_ROWS]."""
+                   device: jax.Device | None = None, environ: Mapping[str, str] | None = None,
+                   working_row_bytes: int = 0) -> int:
+    """The chunk size that fits the memory budget: a ladder size in [MIN_CHUNK_ROWS, MAX_CHUNK_ROWS].
+
+    `working_row_bytes`: state a row holds inside `fn` that its inputs and outputs do not show (a
+    kernel that folds a whole sheet and returns a few hundred bytes); counted like them."""
     budget = memory_budget_bytes(memory_budget, environ=environ, device=device)
-    rows = budget // (row_bytes(fn, arrays) * SAFETY_FACTOR)
+    rows = budget // ((row_bytes(fn, arrays) + working_row_bytes) * SAFETY_FACTOR)
     return min(max(floor_ladder_size(rows), MIN_CHUNK_ROWS), MAX_CHUNK_ROWS)
 
 

@@ -2,26 +2,32 @@
 
 The whole batch goes through one jitted kernel (in bounded chunks); only decoding the answer into
 Hole objects is per item. Bad items come back as status "invalid" and never stop the batch.
+
+Array callers skip the objects: `simulate_arrays` takes kernel rows (action codes, punch grid
+indices, quarter turns) and returns the compact kernel output with every result hole of the batch as
+flat columns (`HoleTable`), expanded on the host by `hole_table` with no per-row Python.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
 from . import kernels as K
-from .batching import pad_columns, run_chunked
+from .batching import chunk_rows_for, pad_columns, row_bytes, run_chunked
 from .codes import action_code, parse_action
 from .config import Config
 from .errors import InputError, debugging, describe, internal_error_text
-from .holes import Hole, direction_value, parse_location
+from .holes import SHAPE_PERIOD, Hole, direction_value, parse_location
 from .io import record_name
 
 MIN_ACTION_COLUMNS = 6  # the benchmark's longest pattern, so typical batches share one compilation
 MIN_PUNCH_COLUMNS = 4
+#: kernel fill values of (actions, punch locations, punch quarters) for padding rows and columns
+FILLS = (K.actions.NOOP, -1, 0)
 
 STATUS_OK = "ok"
 STATUS_NOT_REALIZABLE = "not_realizable"
@@ -106,6 +112,65 @@ def encode(rows: Sequence[Row]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return actions, locations, quarters
 
 
+class HoleTable(NamedTuple):
+    """Every result hole of a batch as flat columns, ordered by (row, punch, layer): the order of
+    `np.nonzero(Punched.hits)`. Holes of rows that failed are included (those of the sheet frozen at
+    the failure, as in `Punched`); select `status.code[row] == OK` for the answers."""
+
+    row: np.ndarray  # intp[H]: the configuration
+    punch: np.ndarray  # intp[H]: the punch (column of the punch inputs)
+    layer: np.ndarray  # int8[H]: the triangle (0..31) of the flat sheet the punch went through
+    location: np.ndarray  # int8[H]: grid index (0..31) of the result hole
+    direction: np.ndarray  # int8[H]: its direction in quarter turns (0..3)
+    mirrored: np.ndarray  # bool[H]: its glyph is seen from the back
+
+    def row_offsets(self, rows: int) -> np.ndarray:
+        """intp[rows + 1]: the holes of row r are [offsets[r], offsets[r + 1])."""
+        return np.searchsorted(self.row, np.arange(rows + 1))
+
+
+def hole_table(out: K.CompactPunched, quarters: np.ndarray) -> HoleTable:
+    """Expand the compact kernel output (NumPy, as `run_chunked` returns it) into one entry per result
+    hole, with whole-array operations only. `quarters` int[N, P] are the punch directions the kernel
+    was given (the device leaves them out; a hole's direction is ±q + offset of its layer)."""
+    rows, punches = out.hole_count.shape
+    width = out.stack_triangle.shape[1]
+    counts = out.hole_count.reshape(-1).astype(np.intp)
+    total = int(counts.sum())
+    punch_id = np.repeat(np.arange(rows * punches), counts)  # row * P + punch of every hole
+    # flat stack slot of hole h of punch i: row * 32 + start[i] + (h - first hole of punch i)
+    first_hole = np.cumsum(counts) - counts
+    base = np.arange(rows * punches) // punches * width + out.hole_start.reshape(-1) - first_hole
+    flat_slot = np.arange(total) + base[punch_id]
+    row = flat_slot // width
+    mirrored = out.stack_mirrored.reshape(-1)[flat_slot]
+    quarter = (np.asarray(quarters).reshape(-1) & 3).astype(np.int8)[punch_id]  # q mod 4, any int dtype
+    direction = (np.where(mirrored, -quarter, quarter) + out.stack_offset.reshape(-1)[flat_slot]) & 3
+    return HoleTable(row=row, punch=punch_id - row * punches, layer=out.stack_triangle.reshape(-1)[flat_slot],
+                     location=out.stack_location.reshape(-1)[flat_slot], direction=direction.astype(np.int8),
+                     mirrored=mirrored)
+
+
+def simulate_arrays(actions: np.ndarray, locations: np.ndarray, quarters: np.ndarray, *,
+                    chunk_rows: int | None = None, memory_budget: int | str | None = None,
+                    on_chunk: Callable[[int], None] | None = None) -> tuple[K.CompactPunched, HoleTable]:
+    """Kernel rows in (actions int[N, S] NOOP-padded, punch grid indices int[N, P] with -1 for none,
+    quarter turns int[N, P]); the compact kernel output and every result hole out, as NumPy. Runs in
+    chunks sized from the memory budget (`foldsim.batching`) unless `chunk_rows` is given."""
+    arrays = [np.asarray(a, dtype=np.int32) for a in (actions, locations, quarters)]
+    if chunk_rows is None:
+        chunk_rows = compact_chunk_rows(arrays, memory_budget=memory_budget)
+    out = run_chunked(K.simulate_compact_batch, arrays, FILLS, chunk_rows=chunk_rows, on_chunk=on_chunk)
+    return out, hole_table(out, arrays[2])
+
+
+def compact_chunk_rows(arrays: Sequence[np.ndarray], *, memory_budget: int | str | None = None) -> int:
+    """`chunk_rows_for` the compact kernel: its outputs are a few hundred bytes a row, but inside it
+    every row holds the folded state that `fold_batch` returns, so that is counted too."""
+    return chunk_rows_for(K.simulate_compact_batch, arrays, memory_budget=memory_budget,
+                          working_row_bytes=row_bytes(K.fold_batch, arrays[:1]))
+
+
 def simulate(batch: Iterable[Config | dict], *, chunk_rows: int | None = None) -> list[Result]:
     """Simulate every item of `batch` (Config objects or MentalBlackboard records) in one batched
     kernel call; returns one Result per item, in order. Large batches run in chunks sized from the
@@ -157,9 +222,26 @@ def simulate_one(config: Config | dict) -> Result:
     return simulate([config])[0]
 
 
-def _run(rows: Sequence[Row], chunk_rows: int | None) -> K.Punched:
-    actions, locations, quarters = encode(rows)
-    return run_chunked(K.simulate_batch, (actions, locations, quarters), (K.actions.NOOP, -1, 0), chunk_rows=chunk_rows)
+class Simulated(NamedTuple):
+    """What `simulate` decodes, as Python lists made once for the whole batch (one `tolist` per
+    column is far cheaper than indexing NumPy arrays item by item)."""
+
+    status: list[list[int]]  # per row: code, step, triangle
+    layers: list[list[int]]  # per row: layers on each grid position
+    unfolding: list[list[int]]  # per row: the unfolding codes (n_folds of them)
+    offsets: list[int]  # the holes of row r are [offsets[r], offsets[r + 1]) of the columns below
+    punch: list[int]
+    location: list[int]
+    direction: list[int]
+    mirrored: list[bool]
+
+
+def _run(rows: Sequence[Row], chunk_rows: int | None) -> Simulated:
+    out, holes = simulate_arrays(*encode(rows), chunk_rows=chunk_rows)
+    status = np.stack(out.status, axis=1).tolist()
+    unfolding = [codes[:n] for codes, n in zip(out.unfolding.tolist(), out.n_folds.tolist(), strict=True)]
+    return Simulated(status, out.layers.tolist(), unfolding, holes.row_offsets(len(rows)).tolist(), holes.punch.tolist(),
+                     holes.location.tolist(), holes.direction.tolist(), holes.mirrored.tolist())
 
 
 def failure_reason(config: Config, code: int, step: int, triangle: int) -> str:
@@ -175,25 +257,26 @@ def failure_reason(config: Config, code: int, step: int, triangle: int) -> str:
     return f"{fold} is not realizable: one side of its crease holds no paper"
 
 
-def decode(config: Config, out: K.Punched, row: int) -> Result:
+def decode(config: Config, simulated: Simulated, row: int) -> Result:
     """Result for row `row` of the kernel output."""
-    folded = out.folded
-    code, step, triangle = (int(x[row]) for x in out.status)
-    layers = {g + 1: int(n) for g, n in enumerate(folded.layers[row]) if n}
+    code, step, triangle = simulated.status[row]
+    layers = {g + 1: n for g, n in enumerate(simulated.layers[row]) if n}
     base = dict(id=config.id, config=config, layers=layers)
     if code in (K.CREASE_CUTS_TRIANGLE, K.EMPTY_SIDE, K.OBLIQUE_CREASE):
         reason = failure_reason(config, code, step, triangle)
         return Result(status=STATUS_NOT_REALIZABLE, reason=reason, failed_step=step + 1,
                       failed_triangle=triangle + 1 if triangle >= 0 else None, **base)
-    unfolding = tuple(action_code(int(a)) for a in folded.unfolding[row][: int(folded.n_folds[row])])
+    unfolding = tuple(action_code(a) for a in simulated.unfolding[row])
     if code == K.OFF_PAPER:
         return Result(status=STATUS_OFF_PAPER, reason=failure_reason(config, code, step, triangle),
                       unfolding=unfolding, failed_step=step + 1, **base)
-    location, mirrored = folded.unfolded.location[row], folded.unfolded.mirrored[row]
-    holes = []
-    for p, hole in enumerate(config.holes):
-        for t in np.flatnonzero(out.hits[row, p]):
-            q = int(out.directions[row, p, t])
-            holes.append(Hole(hole.shape, hole.size, direction_value(hole.shape, q), int(location[t]) + 1, bool(mirrored[t])))
-    holes.sort(key=lambda h: (h.location, h.shape, h.size, h.quarter))
-    return Result(status=STATUS_OK, holes=tuple(holes), unfolding=unfolding, **base)
+    span = slice(simulated.offsets[row], simulated.offsets[row + 1])
+    found = []  # (location, shape, size, quarter class): Hole's order, without re-parsing directions
+    for p, location, q, mirrored in zip(simulated.punch[span], simulated.location[span], simulated.direction[span],
+                                        simulated.mirrored[span], strict=True):
+        shape, size = config.holes[p].shape, config.holes[p].size
+        found.append((location + 1, shape, size, q % SHAPE_PERIOD[shape], q, mirrored))
+    found.sort(key=lambda f: f[:4])
+    holes = tuple(Hole(shape, size, direction_value(shape, q), location, mirrored)
+                  for location, shape, size, _, q, mirrored in found)
+    return Result(status=STATUS_OK, holes=holes, unfolding=unfolding, **base)

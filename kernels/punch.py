@@ -67,6 +67,46 @@ def punch_hits(grid_index: jnp.ndarray, punch_locations: jnp.ndarray) -> jnp.nda
     return (grid_index[None, :] == punch_locations[:, None]) & (punch_locations[:, None] >= 0)
 
 
+class Stacks(NamedTuple):
+    """The folded sheet's layers grouped by grid position, as slots 0..31 of one array.
+
+    The layers on grid position g fill the slots `first[g]` .. `first[g] + count[g] - 1`, in
+    ascending triangle order, so a punch at g meets exactly those slots, in the order of
+    `punch_hits`. `slot[t]` is where triangle t sits (off-grid triangles take the last slots).
+    """
+
+    slot: jnp.ndarray  # int32[32]
+    first: jnp.ndarray  # int32[32]
+    count: jnp.ndarray  # int32[32]: layers on each grid position (`layer_counts`)
+
+
+def stacks_of(grid_index: jnp.ndarray) -> Stacks:
+    """Counting sort of the triangles by grid position, as 32x32 comparisons (no sort, no scatter:
+    it fuses into a few elementwise loops on any backend)."""
+    key = jnp.where(grid_index >= 0, grid_index, N_TRIANGLES)  # off the grid: after every position
+    triangle = jnp.arange(N_TRIANGLES)
+    before = (key[None, :] < key[:, None]) | ((key[None, :] == key[:, None]) & (triangle[None, :] < triangle[:, None]))
+    position = jnp.arange(N_TRIANGLES)
+    return Stacks(
+        slot=before.sum(-1).astype(jnp.int32),  # triangles ordered before t by (grid position, triangle)
+        first=(key[None, :] < position[:, None]).sum(-1).astype(jnp.int32),
+        count=layer_counts(grid_index),
+    )
+
+
+def by_slot(slot: jnp.ndarray, values: jnp.ndarray) -> jnp.ndarray:
+    """`values` (per triangle) reordered by stack slot: out[slot[t]] = values[t] (a one-hot sum, so
+    no scatter)."""
+    one_hot = slot[None, :] == jnp.arange(N_TRIANGLES)[:, None]  # [slot k, triangle t]
+    return jnp.where(one_hot, values[None, :], 0).sum(-1).astype(values.dtype)
+
+
+def at_locations(per_position: jnp.ndarray, punch_locations: jnp.ndarray) -> jnp.ndarray:
+    """per_position[location] for each punch, 0 for padding (-1); a one-hot sum, so no gather."""
+    one_hot = punch_locations[:, None] == jnp.arange(N_TRIANGLES)[None, :]
+    return jnp.where(one_hot, per_position[None, :], 0).sum(-1).astype(per_position.dtype)
+
+
 def hole_directions(unfolded: Unfolded, punch_quarters: jnp.ndarray) -> jnp.ndarray:
     """int32[P, 32]: the result direction (quarter turns) of punch p through layer t."""
     return (unfolded.sign[None, :] * punch_quarters[:, None] + unfolded.offset[None, :]) % 4

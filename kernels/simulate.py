@@ -3,6 +3,10 @@
 `simulate_batch` is `jax.jit(jax.vmap(simulate_one))`: it compiles once per (batch size, number of
 actions, number of punches) and serves any mix of patterns, because short rows are padded with
 the no-op action and unused punches with location -1.
+
+`simulate_compact_batch` answers the same question in O(32 + P) small integers per row instead of
+the dense O(32 P) per-punch-per-layer tensors and the whole folded sheet: what callers that want
+every result hole need (`foldsim.simulate.hole_table` expands it on the host).
 """
 
 from __future__ import annotations
@@ -14,9 +18,12 @@ import jax.numpy as jnp
 
 from .punch import (
     Unfolded,
+    at_locations,
+    by_slot,
     hole_directions,
     layer_counts,
     punch_hits,
+    stacks_of,
     total_rotation,
     unfold,
     unfolding_codes,
@@ -44,6 +51,28 @@ class Punched(NamedTuple):
     status: Status  # the fold status, or OFF_PAPER naming the first punch that meets no layer
     hits: jnp.ndarray  # bool[P, 32]: punch p goes through triangle t
     directions: jnp.ndarray  # int32[P, 32]: result direction (quarter turns) of punch p via layer t
+
+
+class CompactPunched(NamedTuple):
+    """A configuration with its punches, compact: per punch a count and a start, per stack slot one
+    small record (`kernels.punch.Stacks`), instead of `Punched`'s per-punch-per-layer tensors.
+
+    Punch p makes `hole_count[p]` result holes (0 for padding), one per stack slot k from
+    `hole_start[p]` on: through triangle `stack_triangle[k]`, at grid index `stack_location[k]`,
+    with direction (±q + stack_offset[k]) mod 4 for the punch's q quarter turns (minus where
+    `stack_mirrored[k]`). These are exactly the holes of `Punched` (hits, directions), in its order.
+    """
+
+    status: Status  # as Punched.status
+    layers: jnp.ndarray  # int8[32]: layers on each grid position (Folded.layers)
+    unfolding: jnp.ndarray  # int8[S]: unfolding codes, NOOP-padded (Folded.unfolding)
+    n_folds: jnp.ndarray  # int8[]
+    hole_count: jnp.ndarray  # int8[P]
+    hole_start: jnp.ndarray  # int8[P]
+    stack_triangle: jnp.ndarray  # int8[32]
+    stack_location: jnp.ndarray  # int8[32]: result grid index of a hole through that layer
+    stack_offset: jnp.ndarray  # int8[32]
+    stack_mirrored: jnp.ndarray  # bool[32]
 
 
 def fold_one(actions: jnp.ndarray) -> Folded:
@@ -75,13 +104,40 @@ def simulate_one(actions: jnp.ndarray, punch_locations: jnp.ndarray, punch_quart
     folded = fold_one(actions)
     hits = punch_hits(folded.grid_index, punch_locations)
     missed = (punch_locations >= 0) & ~hits.any(-1)
-    off_paper = (folded.status.code == OK) & missed.any()
-    status = Status(
-        code=jnp.where(off_paper, OFF_PAPER, folded.status.code).astype(jnp.int32),
-        step=jnp.where(off_paper, jnp.argmax(missed), folded.status.step).astype(jnp.int32),
-        triangle=folded.status.triangle,
+    return Punched(folded, punch_status(folded.status, missed), hits, hole_directions(folded.unfolded, punch_quarters))
+
+
+def simulate_compact_one(actions: jnp.ndarray, punch_locations: jnp.ndarray, punch_quarters: jnp.ndarray) -> CompactPunched:
+    """`simulate_one` with compact outputs. The quarters are not needed on the device (directions
+    are expanded on the host); they are taken so both entry points have one signature."""
+    del punch_quarters
+    folded = fold_one(actions)
+    stacks = stacks_of(folded.grid_index)
+    hole_count = at_locations(stacks.count, punch_locations)
+    missed = (punch_locations >= 0) & (hole_count == 0)
+    i8 = lambda x: x.astype(jnp.int8)  # noqa: E731  (every value here is below 64)
+    return CompactPunched(
+        status=punch_status(folded.status, missed),
+        layers=i8(stacks.count),
+        unfolding=i8(folded.unfolding),
+        n_folds=i8(folded.n_folds),
+        hole_count=i8(hole_count),
+        hole_start=i8(at_locations(stacks.first, punch_locations)),
+        stack_triangle=i8(by_slot(stacks.slot, jnp.arange(stacks.slot.shape[0], dtype=jnp.int32))),
+        stack_location=i8(by_slot(stacks.slot, folded.unfolded.location)),
+        stack_offset=i8(by_slot(stacks.slot, folded.unfolded.offset)),
+        stack_mirrored=by_slot(stacks.slot, folded.unfolded.mirrored),
     )
-    return Punched(folded, status, hits, hole_directions(folded.unfolded, punch_quarters))
+
+
+def punch_status(fold_status: Status, missed: jnp.ndarray) -> Status:
+    """The fold status, or OFF_PAPER naming the first punch that meets no layer (`missed`)."""
+    off_paper = (fold_status.code == OK) & missed.any()
+    return Status(
+        code=jnp.where(off_paper, OFF_PAPER, fold_status.code).astype(jnp.int32),
+        step=jnp.where(off_paper, jnp.argmax(missed), fold_status.step).astype(jnp.int32),
+        triangle=fold_status.triangle,
+    )
 
 
 def trace_one(actions: jnp.ndarray) -> tuple[Sheet, StepInfo, Status]:
@@ -104,5 +160,6 @@ def trace_one(actions: jnp.ndarray) -> tuple[Sheet, StepInfo, Status]:
 
 
 simulate_batch = jax.jit(jax.vmap(simulate_one))
+simulate_compact_batch = jax.jit(jax.vmap(simulate_compact_one))
 fold_batch = jax.jit(jax.vmap(fold_one))
 trace = jax.jit(trace_one)

@@ -9,8 +9,9 @@ import pytest
 
 import foldsim
 from foldsim import kernels as K
-from foldsim.batching import available_memory, chunk_rows_for
+from foldsim.batching import available_memory, chunk_rows_for, run_chunked
 from foldsim.check import MATCH
+from foldsim.simulate import FILLS, simulate_arrays
 
 pytestmark = pytest.mark.gpu
 
@@ -42,6 +43,23 @@ def test_kernel_outputs_live_on_the_gpu(gpu):
     out = K.simulate_batch(actions, locations, np.zeros_like(locations))
     devices = {d for leaf in jax.tree.leaves(out) for d in leaf.devices()}
     assert devices == {gpu}
+
+
+def test_compact_outputs_live_on_the_gpu_and_hold_the_dense_holes(gpu):
+    """The compact path runs the same code on the GPU: its outputs stay there, and its hole table is
+    the dense output's holes (duplicate, off-paper and padding punches, an unrealizable fold)."""
+    actions = np.array([[1, 3, 17, 0, 0, 0], [5, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1]], dtype=np.int32)
+    locations = np.array([[0, 5, 5, -1], [9, -1, 9, 31], [3, -1, -1, -1]], dtype=np.int32)
+    quarters = np.array([[1, 2, 3, 0], [3, 0, 1, 2], [2, 0, 0, 0]], dtype=np.int32)
+    out = K.simulate_compact_batch(actions, locations, quarters)
+    assert {d for leaf in jax.tree.leaves(out) for d in leaf.devices()} == {gpu}
+    _, table = simulate_arrays(actions, locations, quarters)
+    dense = run_chunked(K.simulate_batch, (actions, locations, quarters), FILLS)
+    row, punch, layer = np.nonzero(dense.hits)
+    assert len(row) > 0
+    assert np.array_equal(table.row, row) and np.array_equal(table.punch, punch)
+    assert np.array_equal(table.location, dense.folded.unfolded.location[row, layer])
+    assert np.array_equal(table.direction, dense.directions[row, punch, layer])
 
 
 def test_chunk_size_comes_from_gpu_memory(gpu):
