@@ -1,6 +1,7 @@
-"""Peak memory of `simulate_batch` on one batch, measured in this (fresh) process.
+"""Peak memory of `simulate_batch` (or `simulate_compact_batch`) on one batch, measured in this
+(fresh) process.
 
-    python -m benchmarks.peak_memory ACTIONS.npy
+    python -m benchmarks.peak_memory ACTIONS.npy [dense|compact]
 
 prints one JSON line. CPU: the growth of the process's peak resident set over its size once the
 inputs are loaded: the larger of VmHWM (/proc/self/status, read while the outputs are still alive)
@@ -104,12 +105,15 @@ def host_peak_growth(call) -> int | None:
     return max(high_water, sampler.peak) - before
 
 
-def measure(actions: np.ndarray) -> dict:
+KERNELS = {"dense": K.simulate_batch, "compact": K.simulate_compact_batch}
+
+
+def measure(actions: np.ndarray, kernel: str = "dense") -> dict:
     device = jax.devices()[0]
     inputs = jax.block_until_ready([jax.device_put(x) for x in every_location(actions)])
 
     def call():
-        return K.simulate_batch(*inputs)
+        return KERNELS[kernel](*inputs)
 
     if device.platform == "cpu":
         resettable = reset_peak()
@@ -125,10 +129,10 @@ def measure(actions: np.ndarray) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m benchmarks.peak_memory ACTIONS.npy", file=sys.stderr)
+    if len(argv) not in (1, 2) or (len(argv) == 2 and argv[1] not in KERNELS):
+        print(f"usage: python -m benchmarks.peak_memory ACTIONS.npy [{'|'.join(KERNELS)}]", file=sys.stderr)
         return 2
-    print(json.dumps(measure(np.load(argv[0]))))
+    print(json.dumps(measure(np.load(argv[0]), *argv[1:])))
     return 0
 
 
