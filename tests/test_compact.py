@@ -104,8 +104,8 @@ def test_hole_table_of_no_rows(both):
 
 
 def test_compact_chunks_count_the_fold_state(both):
-    """The derived chunk size counts the state the kernel folds inside (its outputs alone would let
-    a chunk take ~4x the budget), and the compact path really runs in such chunks."""
+    """The derived chunk size counts the state the kernel folds inside (its outputs alone would make
+    chunks 4x larger than the budget allows), and the compact path really runs in such chunks."""
     inputs, out, table, _ = both
     per_row = row_bytes(K.simulate_compact_batch, inputs) + row_bytes(K.fold_batch, inputs[:1])
     budget = CHUNK * per_row * SAFETY_FACTOR + 100
