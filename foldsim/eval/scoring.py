@@ -21,7 +21,7 @@ may have fallen short).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -151,6 +151,27 @@ def predicted_of(answer: Answer | None, *, directions: bool = True) -> Predicted
 
 def default_groups(truth: TruthItem) -> dict[str, str]:
     return {"pattern": truth.pattern or "?", "folds": str(truth.folds)}
+
+
+class LazyColumn(Sequence):
+    """A per-item column whose values are made when read (the verifier's one-line detail of a wrong
+    plan costs more than its whole replay, and a 100K-answer run seldom reads them), with plain
+    values appended after it (`column + [...]`)."""
+
+    def __init__(self, length: int, value_of: Callable[[int], object], tail: Sequence = ()):
+        self.length, self.value_of, self.tail = length, value_of, list(tail)
+
+    def __len__(self) -> int:
+        return self.length + len(self.tail)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        i = range(len(self))[index]
+        return self.value_of(i) if i < self.length else self.tail[i - self.length]
+
+    def __add__(self, other: Sequence) -> "LazyColumn":
+        return LazyColumn(self.length, self.value_of, [*self.tail, *other])
 
 
 @dataclass
@@ -396,11 +417,17 @@ def scored_plans(truth: Sequence[TruthItem], chosen: Sequence[Answer | None], *,
     answered = np.fromiter((a is not None and a.ok for a in chosen), bool, len(chosen))
     status = ["missing" if answer is None else answer.status if answer.status != STATUS_OK or replayed_i else reason
               for answer, replayed_i, reason in zip(chosen, was_replayed, reasons)]
-    why = [""] * len(chosen)
-    for i in np.flatnonzero(~judged.correct).tolist():
-        why[i] = f"{reasons[i]}: {judged.detail(i)}"
-    notes = [(w,) if w else () for w in why]
-    return Scored(status, why, notes, answered, judged.valid_plan, (result != NO_HOLE).sum(1), matched)
+    correct = judged.correct.tolist()
+
+    def why(i: int) -> str:
+        return "" if correct[i] else f"{reasons[i]}: {judged.detail(i)}"
+
+    def notes(i: int) -> tuple[str, ...]:
+        return () if correct[i] else (why(i),)
+
+    n = len(chosen)
+    return Scored(status, LazyColumn(n, why), LazyColumn(n, notes), answered, judged.valid_plan,
+                  (result != NO_HOLE).sum(1), matched)
 
 
 def key_tensors(keys: np.ndarray, *, predicted: bool) -> np.ndarray:
