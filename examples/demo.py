@@ -7,6 +7,13 @@ re-simulated and compared (`foldsim check`), and the paths to look at are printe
 the dataset defaults (the reference cadence: ~7 frames per fold, 2 fps folding / 3 fps unfolding
 videos, camera straight down, captions in words) at 640x480; about 30 s on a 2-core CPU. Run it
 again and finished items are skipped (delete demo-out/ to start over).
+
+Then the evaluation end of the road, with no model needed: a small multiple-choice set (the wrong
+options are the simulator's answers to named mistakes), two answer files written here, one
+always right and one that unfolds across the wrong crease whenever that option is offered,
+scored by `foldsim score choice` (its confusion table names the mistake) and drawn side by side by
+`foldsim report` into demo-out/report.html. These answers are synthetic stand-ins; `foldsim eval`
+asks a real model (README, "Evaluate a model").
 """
 
 from __future__ import annotations
@@ -14,7 +21,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import json
+
 from foldsim.check import check_file
+from foldsim.cli import app
 from foldsim.codes import code_of_entry
 from foldsim.dataset.generate import GenerateOptions, write_dataset
 from foldsim.dataset.media import SHEET_FILE, MediaRequest, default_workers
@@ -22,6 +32,40 @@ from foldsim.rules import GROUPS
 
 OUT = Path("demo-out")
 SEED = 2024
+CHOICE_ITEMS = 18
+MISTAKE = "wrong_crease"
+
+
+def foldsim(*args: object) -> int:
+    """Run a foldsim command in this process (as the `foldsim` script would) and return its exit code."""
+    return app(args=[str(a) for a in args], prog_name="foldsim", standalone_mode=False) or 0
+
+
+def synthetic_answers(records: list[dict], mistake: str | None) -> list[dict]:
+    """Answers of a stand-in model: the right label, or the option made by `mistake` where offered."""
+    def pick(record: dict) -> str:
+        wrong = [o["label"] for o in record["options"] if o.get("error") == mistake]
+        return wrong[0] if wrong else record["answer"]
+    return [{"id": r["id"], "response": f"I fold it step by step. Answer: {pick(r)}"} for r in records]
+
+
+def evaluation_demo() -> int:
+    """A choice set, two synthetic answer files, the score of one and the report page of both."""
+    folder = OUT / "choice"
+    print(f"\ngenerating {CHOICE_ITEMS} multiple-choice items into {folder}/ ...")
+    code = foldsim("generate", "--task", "choice", "--count", CHOICE_ITEMS, "--seed", SEED, "--out", folder,
+                   "--images", "--text")
+    data = folder / "PFHP_Choice_Data.json"
+    records = json.loads(data.read_text())
+    answers = {}
+    for name, mistake in (("oracle", None), ("mirror-model", MISTAKE)):
+        answers[name] = folder / f"answers-{name}.json"
+        answers[name].write_text(json.dumps(synthetic_answers(records, mistake), indent=1))
+    print(f"\nscoring the stand-in model that unfolds across the wrong crease ({answers['mirror-model']}):")
+    code |= foldsim("score", "choice", data, answers["mirror-model"])
+    code |= foldsim("report", data, answers["oracle"], answers["mirror-model"], "--name", "oracle",
+                    "--name", "mirror-model", "--out", OUT / "report.html")
+    return code
 
 
 def main() -> int:
@@ -55,7 +99,9 @@ def main() -> int:
     print(f"  2-D step images     {OUT / 'img_text_outputs' / first['id'] / 'img'}/")
     print(f"  text grids          {OUT / 'img_text_outputs' / first['id'] / 'text'}/")
     print(f"  per-item manifests  {OUT / 'manifest'}/")
-    return 0 if check.all_match and not report.failed else 1
+    evaluated = evaluation_demo()
+    print(f"\n  report page         {OUT / 'report.html'}  (open it in a browser: scores, plots, every item)")
+    return 0 if check.all_match and not report.failed and not evaluated else 1
 
 
 if __name__ == "__main__":
