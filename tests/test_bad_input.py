@@ -325,6 +325,12 @@ def test_a_bad_memory_budget_is_one_line_and_exit_2(tmp_path, value):
         assert line.startswith("error: FOLDSIM_MEMORY_BUDGET: ") and len(line) < 200
 
 
+def test_help_works_whatever_the_memory_budget_says():
+    """Asking for a command's help needs no budget: the help, not the variable's error."""
+    done = invoke("check", "--help", env={"FOLDSIM_MEMORY_BUDGET": "abc"})
+    assert done.exit_code == EXIT_OK and "Usage" in done.stdout and "FOLDSIM_MEMORY_BUDGET" not in done.stdout
+
+
 @pytest.mark.parametrize("value", ["1000000T", "1", " 64M "])
 def test_any_positive_memory_budget_runs(tmp_path, value):
     """Tiny or huge, the chunk size is clamped to the row ladder (8 .. 65,600 rows)."""
@@ -452,3 +458,19 @@ def test_main_turns_an_escaped_exception_into_one_line(tmp_path, monkeypatch, ca
     monkeypatch.setenv("FOLDSIM_DEBUG", "1")
     with pytest.raises(InputError):
         main(["check", str(path)])
+
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path, monkeypatch, capsys):
+    """Typer would turn Ctrl-C into a silent exit 130; the user is told what was kept."""
+    path = tmp_path / "good.json"
+    path.write_text(TWO_GOOD)
+
+    def interrupted(_path):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(foldsim.check, "check_file", interrupted)
+    with pytest.raises(SystemExit) as exited:
+        main(["check", str(path)])
+    assert exited.value.code == 130
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: interrupted (no output is left half-written")

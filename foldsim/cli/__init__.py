@@ -7,10 +7,14 @@ from __future__ import annotations
 from . import core, dataset, evaluate  # noqa: F401  (importing registers the commands)
 from . import report  # noqa: F401  (report, browse)
 from . import export  # noqa: F401  (overlap, export)
-from .common import EXIT_INTERRUPTED, EXIT_USAGE, app, err
+from .common import EXIT_INTERRUPTED, EXIT_USAGE, Interrupted, app, err
 from .common import error as print_error
 
 __all__ = ["app", "main"]
+
+#: what Ctrl-C leaves, said in one line
+INTERRUPTED = ("interrupted (no output is left half-written; generate, render and run keep their finished "
+               "items and resume when run again)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -28,8 +32,8 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         code = app(args=argv, prog_name="foldsim", standalone_mode=False)
-    except Abort:
-        err.print("error: interrupted", markup=False)
+    except (Abort, Interrupted):
+        print_error(INTERRUPTED)
         code = EXIT_INTERRUPTED
     except TyperException as error:  # Typer's (vendored click) usage errors
         message = error.format_message() if hasattr(error, "format_message") else str(error)

@@ -13,16 +13,37 @@ from typing import Literal, NoReturn
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Exact, batched paper folding & hole punching.")
+
+class Interrupted(Exception):
+    """Ctrl-C reached the command line (Typer would turn it into a silent exit 130; `main` says so)."""
+
+
+class _FoldsimGroup(TyperGroup):
+    """Notes, before the root callback runs, whether the command line asks for a command's help (the
+    help is printed while the subcommand parses its options, after the callback, and asking for
+    help must work whatever the environment holds); passes Ctrl-C on as `Interrupted`."""
+
+    def invoke(self, ctx):
+        ctx.meta["foldsim.help"] = any(arg in ctx.help_option_names for arg in ctx.args)
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as interrupt:
+            raise Interrupted from interrupt
+
+
+app = typer.Typer(cls=_FoldsimGroup, add_completion=False, no_args_is_help=True,
+                  help="Exact, batched paper folding & hole punching.")
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 @app.callback()
-def root() -> None:
+def root(ctx: typer.Context) -> None:
     """foldsim: check, enumerate, verify, solve, score, generate and render paper-folding items."""
-    check_environment()
+    if not ctx.meta.get("foldsim.help"):
+        check_environment()
 
 
 #: the one exit-code scheme of every command
