@@ -230,6 +230,9 @@ def test_table_and_fast_reader_equal_kernel_and_tolerant_reader(planning):
     assert len(set(fast.reasons.tolist())) >= 9  # the corpus reaches (almost) every reason
     completions = [r["response"] if "response" in r else json.dumps({k: v for k, v in r.items() if k != "id"}) for r in records]
     _same_judgement(verify_completions(tasks, completions), slow)
+    chats = [[{"role": "user", "content": "the task"}, {"role": "assistant", "content": c}] if i % 2 else
+             [{"role": "assistant", "content": [{"type": "text", "text": c}]}] for i, c in enumerate(completions)]
+    _same_judgement(verify_completions(tasks, chats), slow)  # chat messages, as TRL hands them over
 
 
 def test_back_folds_replay_as_their_front_twins():

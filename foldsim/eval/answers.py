@@ -450,15 +450,19 @@ def answer_of_completion(completion: object, index: int = 0, *, keys: Iterable[s
     """An Answer from what a generation loop hands over: raw text, a list of chat messages (the last
     assistant message's content is the answer, as TRL passes completions), or a record/envelope."""
     if isinstance(completion, list):
-        messages = [m for m in completion if isinstance(m, dict) and m.get("role", "assistant") == "assistant"]
-        content = messages[-1].get("content") if messages else None
-        text = _content_text(content)
+        text = assistant_text(completion)
         if text is None:
             return Answer(f"item {index}", STATUS_EMPTY, "no assistant message with text content", record=completion)
         completion = text
     if completion is None:
         return Answer(f"item {index}", STATUS_EMPTY, "no completion", record=completion)
     return parse_answer_record(completion, index, keys=keys)
+
+
+def assistant_text(messages: list) -> str | None:
+    """The text of the last assistant message of a chat message list (None when there is none)."""
+    replies = [m for m in messages if isinstance(m, dict) and m.get("role", "assistant") == "assistant"]
+    return _content_text(replies[-1].get("content")) if replies else None
 
 
 def _content_text(content: object) -> str | None:

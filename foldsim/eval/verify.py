@@ -22,7 +22,7 @@ column by column; Hole and Verdict objects are only made when asked for (`Judgem
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import chain
+from itertools import chain, repeat
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -40,7 +40,7 @@ from ..planning import (
     table_replay, table_replayable, target_keys,
 )
 from .answers import (
-    ANSWER_KEYS, PLAN_KEYS, STATUS_OK, Answer, answer_of_completion, fast_answer_data, index_answers, load_answers,
+    ANSWER_KEYS, PLAN_KEYS, STATUS_OK, Answer, answer_of_completion, assistant_text, fast_answer_data, index_answers, load_answers,
     paused_gc,
 )
 
@@ -271,45 +271,58 @@ def _encode(tasks: Sequence[PlanningTask], answers: Sequence[Answer | None], fas
             preparsed: Sequence[tuple | None] | None = None) -> _Encoded:
     """Parse every plan (the fast reader first where `fast`, else the tolerant one; `preparsed`
     plans were read by `fast_plan` already) and decide the reasons that need no replay. Strings
-    are only built for items that fail."""
+    are only built for items that fail. The loop body is the hot path of verify: attribute and
+    global lookups are hoisted out of it."""
     n = len(tasks)
     enc = _Encoded([0] * n, [-1] * n, [-1] * n, [()] * n, [""] * n)
-    early, notes = enc.early, enc.notes
+    early, notes, steps, punches, codes_of = enc.early, enc.notes, enc.steps, enc.punches, enc.codes
+    add_row, add_actions, add_holes = enc.rows.append, enc.actions.append, enc.holes.append
+    first_rotation = K.actions.FIRST_ROTATION
     memo: dict = {}
-    for i, task in enumerate(tasks):
-        if task.error:
-            early[i], notes[i] = _CODE["invalid_task"], task.error
-            continue
-        parsed = preparsed[i] if preparsed is not None else None
-        if parsed is None:
-            answer = answers[i]
-            if answer is None:
-                early[i], notes[i] = _CODE["missing_answer"], "no answer with this id"
+    for i, (task, parsed) in enumerate(zip(tasks, preparsed if preparsed is not None else repeat(None, n))):
+        if parsed is None or task.error:
+            parsed = _read_plan(task, answers[i], fast, memo, enc, i)
+            if parsed is None:  # decided before any replay
                 continue
-            if answer.status != STATUS_OK:
-                early[i], notes[i] = _CODE["parse_error"], f"answer {answer.status}: {answer.reason}"
-                continue
-            if answer.data.keys().isdisjoint(PLAN_KEYS):
-                early[i], notes[i] = _CODE["parse_error"], "the answer has no plan (folds and holes)"
-                continue
-            parsed = fast_plan(answer.data) if fast else None
-            if parsed is None:
-                parsed = _general_plan(answer, memo)
-                if isinstance(parsed[0], str):
-                    reason, note, described = parsed
-                    early[i], notes[i] = _CODE[reason], note
-                    if described:
-                        enc.steps[i], enc.punches[i], enc.codes[i] = described["steps"], described["punches"], described["codes"]
-                    continue
         codes, ints, holes = parsed
-        enc.steps[i], enc.punches[i], enc.codes[i] = len(ints), len(holes), codes
-        if len(ints) != task.folds or len(holes) > MAX_PUNCHES or (ints and max(ints) >= K.actions.FIRST_ROTATION):
-            reason, note = _rule_broken(task, ints, len(holes))
-            early[i], notes[i] = _CODE[reason], note
-        enc.rows.append(i)
-        enc.actions.append(ints)
-        enc.holes.append(holes)
+        steps[i], punches[i], codes_of[i] = len(ints), len(holes), codes
+        if len(ints) != task.folds or len(holes) > MAX_PUNCHES or (ints and max(ints) >= first_rotation):
+            reason, notes[i] = _rule_broken(task, ints, len(holes))
+            early[i] = _CODE[reason]
+        add_row(i)
+        add_actions(ints)
+        add_holes(holes)
     return enc
+
+
+def _read_plan(task: PlanningTask, answer: Answer | None, fast: bool, memo: dict, enc: _Encoded, i: int
+               ) -> tuple[tuple[str, ...], list[int], list[tuple[int, int, int]]] | None:
+    """Item i's plan (codes, ints, punches) when no fast-path plan was handed over, or None after
+    recording the reason it fails before any replay (invalid_task, missing_answer, parse_error,
+    unknown_code, invalid_hole) in `enc`."""
+    if task.error:
+        enc.early[i], enc.notes[i] = _CODE["invalid_task"], task.error
+        return None
+    if answer is None:
+        enc.early[i], enc.notes[i] = _CODE["missing_answer"], "no answer with this id"
+        return None
+    if answer.status != STATUS_OK:
+        enc.early[i], enc.notes[i] = _CODE["parse_error"], f"answer {answer.status}: {answer.reason}"
+        return None
+    if answer.data.keys().isdisjoint(PLAN_KEYS):
+        enc.early[i], enc.notes[i] = _CODE["parse_error"], "the answer has no plan (folds and holes)"
+        return None
+    parsed = fast_plan(answer.data) if fast else None
+    if parsed is not None:
+        return parsed
+    parsed = _general_plan(answer, memo)
+    if isinstance(parsed[0], str):
+        reason, note, described = parsed
+        enc.early[i], enc.notes[i] = _CODE[reason], note
+        if described:
+            enc.steps[i], enc.punches[i], enc.codes[i] = described["steps"], described["punches"], described["codes"]
+        return None
+    return parsed
 
 
 def _kernel_arrays(enc: _Encoded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -452,14 +465,17 @@ def verify_completions(tasks: Sequence[PlanningTask | dict], completions: Sequen
 
 def read_completions(completions: Sequence[object]) -> tuple[list[Answer], list[tuple | None]]:
     """Every completion read as an answer, and its plan where the fast path read it. A completion
-    that is (or holds in its one fenced block) a plain plan is decoded once and read by dict
-    lookups (its answer is a shared stand-in with status ok); anything else goes through the
+    (text, or chat messages whose last assistant message is that text) that is, or holds in its one
+    fenced block, a plain plan is decoded once and read by dict lookups (its answer is a shared stand-in with status ok); anything else goes through the
     tolerant parser, with the same verdict in the end."""
     answers: list[Answer] = []
     preparsed: list[tuple | None] = []
     with paused_gc():
         for i, completion in enumerate(completions):
-            if completion.__class__ is str:
+            if completion.__class__ is list:  # chat messages, as TRL hands over conversational completions
+                text = assistant_text(completion)
+                data = fast_answer_data(text) if text.__class__ is str else None
+            elif completion.__class__ is str:
                 data = fast_answer_data(completion)
             elif completion.__class__ is dict and not completion.keys().isdisjoint(ANSWER_KEYS):
                 data = completion
