@@ -41,6 +41,8 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
+import numpy as np
+
 from .answers import STATUS_EMPTY, STATUS_OK, Answer, answer_of_completion, paused_gc
 from .score_base import FIELDS, TEXT_FIELDS, UNFOLDING_TASKS, aggregate, truth_item
 
@@ -297,9 +299,10 @@ def _planning_valid(task: str, records: list, completions: list) -> list[float]:
 
 
 def _planning_partial(task: str, records: list, completions: list) -> list[float]:
-    valid = _judged(records, completions).valid_plan
-    metrics = item_metrics(task, records, completions)
-    return [m["partial"] if ok and m is not None else 0.0 for ok, m in zip(valid.tolist(), metrics)]
+    from .scoring import plan_partial
+
+    judged = _judged(records, completions)
+    return np.where(judged.valid_plan, plan_partial(judged), 0.0).tolist()
 
 
 def _planning_reward(name: str, scorer: Callable[[str, list, list], list[float]], doc: str) -> Reward:

@@ -411,7 +411,7 @@ def scored_plans(truth: Sequence[TruthItem], chosen: Sequence[Answer | None], *,
         judged = judge_plans(planning_tasks_of(truth), chosen)
     replay = judged.replay
     replayed = replay.status == OK
-    result = np.where(replayed[:, None], replay.result, NO_HOLE)
+    result = replayed_keys(judged)
     matched = key_hole_counts(replay.target, result, FIELDS)
     reasons, was_replayed = judged.reasons.tolist(), replayed.tolist()
     answered = np.fromiter((a is not None and a.ok for a in chosen), bool, len(chosen))
@@ -428,6 +428,22 @@ def scored_plans(truth: Sequence[TruthItem], chosen: Sequence[Answer | None], *,
     n = len(chosen)
     return Scored(status, LazyColumn(n, why), LazyColumn(n, notes), answered, judged.valid_plan,
                   (result != NO_HOLE).sum(1), matched)
+
+
+def replayed_keys(judged: Judgement) -> np.ndarray:
+    """The holes each plan made, as keys (int16[N, W]); none where the plan could not be replayed."""
+    return np.where((judged.replay.status == OK)[:, None], judged.replay.result, NO_HOLE)
+
+
+def plan_partial(judged: Judgement) -> np.ndarray:
+    """Each plan's partial accuracy (float[N]): its replayed holes matched against the task's target,
+    over the target's holes plus the extra ones, 1.0 where both are empty: what `score_item` gives
+    a planning answer, from the judgement's arrays alone (the planning_partial reward)."""
+    target, result = judged.replay.target, replayed_keys(judged)
+    matched = key_hole_counts(target, result, ())["exact"]
+    truth, predicted = (target != NO_HOLE).sum(1), (result != NO_HOLE).sum(1)
+    denominator = truth + np.maximum(0, predicted - truth)
+    return np.where(denominator > 0, matched / np.maximum(denominator, 1), 1.0)
 
 
 def key_tensors(keys: np.ndarray, *, predicted: bool) -> np.ndarray:
