@@ -1,0 +1,349 @@
+"""General paper-folding items: any rectangular sheet, folds along axis or 45° lines at any rational
+offset, rotations and flips of the stack, punches as exact points (docs/engine.md).
+
+Coordinates are sheet cell units as exact Fractions: origin at the sheet's bottom-left corner,
+x right, y up; cell (row, col) has row 0 at the top. A line of family
+
+    H: y = at      V: x = at      D: y - x = at ("/")      N: x + y = at ("\\")
+
+is given absolutely (`Line(family, at)`) or relative to the current paper's bounding box
+(`Line.box(family, fraction)`: `fraction` of the way along the box's extent in the family's
+functional; 1/2 is the line through the box centre). The side that moves is named ("above",
+"left", …), or "smaller" (the side of smaller extent; `tie` breaks equal halves), or the side that
+does not hold a point (`away_from`).
+
+These are plain frozen dataclasses with validation that names the item and field (InputError);
+`foldsim.engine` turns them into kernel rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from .errors import InputError, describe
+
+#: the line families and the functional each one fixes
+FAMILIES = ("H", "V", "D", "N")
+FAMILY_FUNCTIONAL = {"H": "y", "V": "x", "D": "y - x", "N": "x + y"}
+#: the named sides of each family and the sign of its functional there (+1: functional > at)
+SIDE_SIGNS = {
+    "H": {"above": 1, "below": -1},
+    "V": {"right": 1, "left": -1},
+    "D": {"upper_left": 1, "lower_right": -1},
+    "N": {"upper_right": 1, "lower_left": -1},
+}
+RULE_SIDES = ("smaller", "away_from")
+#: the biggest sheet side (cells) and lattice resolution the int32 kernel holds with room to spare
+MAX_SHEET_SIDE = 64
+MAX_TRIANGLES = 1 << 16
+MAX_PUNCH_DENOMINATOR = 1 << 12
+
+
+def as_fraction(value: object, what: str) -> Fraction:
+    """An exact rational from an int, a Fraction, a "p/q" string or a float that is exactly a
+    short decimal (0.25, 1.5); InputError otherwise (no silent rounding of coordinates)."""
+    if isinstance(value, bool):
+        raise InputError(f"must be a number, got {describe(value)}", field=what)
+    if isinstance(value, (int, Fraction)):
+        return Fraction(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InputError(f"must be a finite number, got {describe(value)}", field=what)
+        exact = Fraction(repr(value))
+        if exact.denominator > MAX_PUNCH_DENOMINATOR:
+            raise InputError(f"must be a short decimal or a fraction 'p/q', got {describe(value)}", field=what)
+        return exact
+    if isinstance(value, str) and len(value) <= 40:
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            pass
+    raise InputError(f"must be a number or a fraction 'p/q', got {describe(value)}", field=what)
+
+
+@dataclass(frozen=True)
+class SheetSpec:
+    """A rectangle of `cols` x `rows` unit cells."""
+
+    cols: int
+    rows: int
+
+    def __post_init__(self) -> None:
+        for name in ("cols", "rows"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SHEET_SIDE:
+                raise InputError(f"must be a whole number of cells from 1 to {MAX_SHEET_SIDE}, got {describe(value)}",
+                                 field=f"sheet.{name}")
+
+
+@dataclass(frozen=True)
+class Line:
+    """A crease line: absolute (`at` set) or a fraction of the current box's extent (`box_fraction`).
+    `square_box` (MentalBlackboard's box diagonals) also requires the current box to be square."""
+
+    family: str
+    at: Fraction | None = None
+    box_fraction: Fraction | None = None
+    square_box: bool = False
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise InputError(f"must be one of {', '.join(FAMILIES)} (H: y = c, V: x = c, D: y - x = c, N: x + y = c), "
+                             f"got {describe(self.family)}", field="line.family")
+        if (self.at is None) == (self.box_fraction is None):
+            raise InputError("give exactly one of 'at' (absolute) and 'box' (fraction of the box)", field="line")
+        if self.at is not None:
+            object.__setattr__(self, "at", as_fraction(self.at, "line.at"))
+        if self.box_fraction is not None:
+            fraction = as_fraction(self.box_fraction, "line.box")
+            if not 0 < fraction < 1:
+                raise InputError(f"must lie strictly between 0 and 1, got {fraction}", field="line.box")
+            object.__setattr__(self, "box_fraction", fraction)
+
+    @classmethod
+    def box(cls, family: str, fraction: object = Fraction(1, 2), *, square: bool = False) -> "Line":
+        return cls(family, box_fraction=fraction, square_box=square)
+
+    def describe(self) -> str:
+        lhs = FAMILY_FUNCTIONAL.get(self.family, "?")
+        if self.at is not None:
+            return f"{lhs} = {self.at}"
+        return f"{lhs} at {self.box_fraction} of the box"
+
+
+@dataclass(frozen=True)
+class Fold:
+    """Fold every layer on one side of `line` across it. `moves`: a named side of the family,
+    "smaller" (with `tie` the named side that moves when both extents are equal) or "away_from"
+    (the side not holding `point`; the smaller side when the point is on the line). `front`: the
+    flap turns toward the viewer and lands on top (else away, underneath), reversed."""
+
+    line: Line
+    moves: str = "smaller"
+    front: bool = True
+    tie: str | None = None
+    point: tuple[Fraction, Fraction] | None = None
+
+    def __post_init__(self) -> None:
+        named = SIDE_SIGNS[self.line.family]
+        if self.moves not in named and self.moves not in RULE_SIDES:
+            raise InputError(f"must be one of {', '.join([*named, *RULE_SIDES])}, got {describe(self.moves)}",
+                             field="fold.moves")
+        if self.moves == "smaller":
+            tie = self.tie if self.tie is not None else next(iter(named))
+            if tie not in named:
+                raise InputError(f"must be one of {', '.join(named)}, got {describe(tie)}", field="fold.tie")
+            object.__setattr__(self, "tie", tie)
+        if self.moves == "away_from":
+            if not isinstance(self.point, (tuple, list)) or len(self.point) != 2:
+                raise InputError(f"must be a point (x, y), got {describe(self.point)}", field="fold.point")
+            object.__setattr__(self, "point", (as_fraction(self.point[0], "fold.point.x"),
+                                               as_fraction(self.point[1], "fold.point.y")))
+        if not isinstance(self.front, bool):
+            raise InputError(f"must be true or false, got {describe(self.front)}", field="fold.front")
+
+    def sign(self) -> int:
+        """+1 / -1: the named side's functional sign (for "smaller": the tie side's)."""
+        named = SIDE_SIGNS[self.line.family]
+        return named[self.tie if self.moves == "smaller" else self.moves] if self.moves != "away_from" else 1
+
+
+@dataclass(frozen=True)
+class Rotate:
+    """Turn the whole stack counter-clockwise by `quarters` quarter turns about the sheet centre."""
+
+    quarters: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.quarters, bool) or not isinstance(self.quarters, int) or self.quarters % 4 == 0:
+            raise InputError(f"must be 1, 2 or 3 quarter turns, got {describe(self.quarters)}", field="rotate")
+        object.__setattr__(self, "quarters", self.quarters % 4)
+
+
+@dataclass(frozen=True)
+class Flip:
+    """Turn the whole stack over, left to right, about the sheet's vertical centre line."""
+
+
+Action = Fold | Rotate | Flip
+
+
+@dataclass(frozen=True)
+class Punch:
+    """A point punch through every layer at (x, y), carrying a hole descriptor: shape, size and
+    direction (degrees counter-clockwise, 0 = upright; mapped exactly by each layer's isometry)."""
+
+    x: Fraction
+    y: Fraction
+    shape: str = "circle"
+    size: str = "small"
+    direction: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "x", as_fraction(self.x, "punch.x"))
+        object.__setattr__(self, "y", as_fraction(self.y, "punch.y"))
+        if isinstance(self.direction, bool) or not isinstance(self.direction, int) or abs(self.direction) > 10**6:
+            raise InputError(f"must be whole degrees, got {describe(self.direction)}", field="punch.direction")
+        object.__setattr__(self, "direction", self.direction % 360)
+        for name in ("shape", "size"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value or len(value) > 40:
+                raise InputError(f"must be a short name, got {describe(value)}", field=f"punch.{name}")
+
+
+@dataclass(frozen=True)
+class SheetItem:
+    """One general item: a sheet, actions, punches. `resolution` subdivides each cell for the
+    kernel's mesh (None: the least that puts every absolute line on the mesh, see
+    `foldsim.engine.resolution_for`)."""
+
+    sheet: SheetSpec
+    actions: tuple[Action, ...]
+    punches: tuple[Punch, ...] = ()
+    id: str | None = None
+    resolution: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "actions", tuple(self.actions))
+        object.__setattr__(self, "punches", tuple(self.punches))
+        for i, action in enumerate(self.actions):
+            if not isinstance(action, (Fold, Rotate, Flip)):
+                raise InputError(f"must be a Fold, Rotate or Flip, got {describe(action)}", item=self.id,
+                                 field=f"actions[{i}]")
+        for i, punch in enumerate(self.punches):
+            if not isinstance(punch, Punch):
+                raise InputError(f"must be a Punch, got {describe(punch)}", item=self.id, field=f"punches[{i}]")
+
+
+@dataclass(frozen=True, order=True)
+class PointHole:
+    """A result hole of a general item, in the final view frame (cell units from the viewed
+    sheet's bottom-left corner; the sheet is turned by the item's rotations and flips)."""
+
+    x: Fraction
+    y: Fraction
+    shape: str = "circle"
+    size: str = "small"
+    direction: int = 0
+    mirrored: bool = field(default=False, compare=False)
+
+    def cell(self, rows: int) -> tuple[int, int] | None:
+        """(row, col) of the cell that holds the hole strictly inside, None when it is on a grid line."""
+        if self.x.denominator == 1 or self.y.denominator == 1:
+            return None
+        return rows - 1 - int(self.y // 1), int(self.x // 1)
+
+    def to_dict(self) -> dict:
+        return {"x": str(self.x), "y": str(self.y), "shape": self.shape, "size": self.size,
+                "direction": self.direction, "mirrored": self.mirrored}
+
+
+# -- reading items from JSON-like records -------------------------------------------------------
+
+def _get(record: Mapping, key: str, item: str | None, where: str):
+    if key not in record:
+        raise InputError("is missing", item=item, field=f"{where}{key}")
+    return record[key]
+
+
+def _action_from_record(entry: object, item: str | None, where: str) -> Action:
+    if not isinstance(entry, Mapping):
+        raise InputError(f"must be an object, got {describe(entry)}", item=item, field=where)
+    kind = entry.get("type", "fold")
+    try:
+        if kind == "rotate":
+            degrees = _get(entry, "degrees", item, where + ".")
+            if isinstance(degrees, bool) or not isinstance(degrees, int) or degrees % 90:
+                raise InputError(f"must be a multiple of 90, got {describe(degrees)}", field="degrees")
+            return Rotate(degrees // 90)
+        if kind == "flip":
+            return Flip()
+        if kind != "fold":
+            raise InputError(f"must be fold, rotate or flip, got {describe(kind)}", field="type")
+        raw_line = _get(entry, "line", item, where + ".")
+        if not isinstance(raw_line, Mapping):
+            raise InputError(f"must be an object, got {describe(raw_line)}", field="line")
+        if "box" in raw_line:
+            line = Line.box(raw_line.get("family"), raw_line["box"], square=bool(raw_line.get("square", False)))
+        else:
+            line = Line(raw_line.get("family"), at=raw_line.get("at"))
+        front = entry.get("front", True)
+        return Fold(line, moves=entry.get("moves", "smaller"), front=front, tie=entry.get("tie"),
+                    point=entry.get("point"))
+    except InputError as err:
+        raise InputError(err.message, item=item, field=f"{where}.{err.field}" if err.field else where) from None
+
+
+def item_from_record(record: object, *, index: int | None = None) -> SheetItem:
+    """A SheetItem from foldsim's general item record:
+    {"id", "sheet": {"cols", "rows"}, "actions": [{"type": "fold", "line": {"family", "at" | "box"},
+    "moves", "front"}, {"type": "rotate", "degrees"}, {"type": "flip"}], "punches": [{"x", "y",
+    "shape", "size", "direction"}], "resolution"?}."""
+    item = f"item {index + 1}" if index is not None else None
+    if not isinstance(record, Mapping):
+        raise InputError(f"must be an object, got {describe(record)}", item=item)
+    if isinstance(record.get("id"), str) and record["id"]:
+        item = record["id"][:80]
+    sheet = _get(record, "sheet", item, "")
+    if not isinstance(sheet, Mapping):
+        raise InputError(f"must be an object, got {describe(sheet)}", item=item, field="sheet")
+    try:
+        spec = SheetSpec(sheet.get("cols"), sheet.get("rows"))
+    except InputError as err:
+        raise err.at(item=item) from None
+    actions = _get(record, "actions", item, "")
+    if not isinstance(actions, list):
+        raise InputError(f"must be a list, got {describe(actions)}", item=item, field="actions")
+    parsed = [_action_from_record(a, item, f"actions[{i}]") for i, a in enumerate(actions)]
+    punches = record.get("punches", [])
+    if not isinstance(punches, list):
+        raise InputError(f"must be a list, got {describe(punches)}", item=item, field="punches")
+    holes = []
+    for i, p in enumerate(punches):
+        if not isinstance(p, Mapping):
+            raise InputError(f"must be an object, got {describe(p)}", item=item, field=f"punches[{i}]")
+        try:
+            holes.append(Punch(_get(p, "x", None, ""), _get(p, "y", None, ""), p.get("shape", "circle"),
+                               p.get("size", "small"), p.get("direction", 0)))
+        except InputError as err:
+            raise InputError(err.message, item=item, field=f"punches[{i}].{err.field.split('.')[-1]}") from None
+    resolution = record.get("resolution")
+    if resolution is not None and (isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 1):
+        raise InputError(f"must be a positive whole number, got {describe(resolution)}", item=item, field="resolution")
+    return SheetItem(spec, tuple(parsed), tuple(holes), item, resolution)
+
+
+def item_to_record(item: SheetItem) -> dict:
+    """The inverse of `item_from_record` (exact values as strings "p/q")."""
+    actions = []
+    for action in item.actions:
+        if isinstance(action, Rotate):
+            actions.append({"type": "rotate", "degrees": 90 * action.quarters})
+        elif isinstance(action, Flip):
+            actions.append({"type": "flip"})
+        else:
+            line = {"family": action.line.family}
+            if action.line.at is not None:
+                line["at"] = str(action.line.at)
+            else:
+                line["box"] = str(action.line.box_fraction)
+                if action.line.square_box:
+                    line["square"] = True
+            entry = {"type": "fold", "line": line, "moves": action.moves, "front": action.front}
+            if action.moves == "smaller":
+                entry["tie"] = action.tie
+            if action.point is not None:
+                entry["point"] = [str(action.point[0]), str(action.point[1])]
+            actions.append(entry)
+    record = {"id": item.id, "sheet": {"cols": item.sheet.cols, "rows": item.sheet.rows}, "actions": actions,
+              "punches": [{"x": str(p.x), "y": str(p.y), "shape": p.shape, "size": p.size, "direction": p.direction}
+                          for p in item.punches]}
+    if item.resolution is not None:
+        record["resolution"] = item.resolution
+    return record
+
+
+def items_from_records(records: Iterable[object]) -> list[SheetItem]:
+    return [item_from_record(r, index=i) for i, r in enumerate(records)]
