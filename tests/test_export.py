@@ -2,7 +2,13 @@
 the declared features (images as PIL), in pandas as a VLMEvalKit TSV (images decode, the class
 interleaves them and scores with foldsim), and through the lmms-eval task's utils.py, with perfect
 scores for the ground-truth answers and no crash on broken ones. Media the prompt needs are
-rendered first (this set is generated without 2-D images)."""
+rendered first (this set is generated without 2-D images).
+
+Fast checks of the exported files for issue 20 (the real harnesses run in `make test-harness`):
+what both harnesses hand a model is exactly the message `foldsim eval` builds (interleaved, no
+marks, no glued sentences), VLMEvalKit forces the dataset's prompt, both evaluate only the test
+split, the lmms-eval task names no path (a moved export loads), video is refused for VLMEvalKit,
+no README of the user's is overwritten and the card says what the Hub expects."""
 
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ from foldsim import rewards as R
 from foldsim.cli import main
 from foldsim.dataset.export import hf_features
 from foldsim.eval.item import score_item
+from foldsim.eval.prompts import load_prompt
 from foldsim.io import read_records
 
 MODALITIES = ("text", "images", "frames", "video")
@@ -116,7 +123,8 @@ def test_vlmevalkit_tsv_reads_in_pandas_and_its_class_scores_with_foldsim(datase
     frame = pd.read_csv(tsv, sep="\t")
     assert list(frame.columns[:3]) == ["index", "image", "image_path"]
     assert {"question", "answer", "category", "l2-category", "split"} <= set(frame.columns)
-    assert list(frame["index"]) == [0, 1] and set(frame["split"]) == {"train", "test"}
+    assert list(frame["index"]) == [0] and set(frame["split"]) == {"test"}  # the evaluated split only
+    assert json.loads(stdout)["evaluated"] == "test" and json.loads(stdout)["left_out"] == {"train": 1}
     for cell in frame["image"]:
         images = [Image.open(io.BytesIO(base64.b64decode(b))) for b in eval(cell)]  # a Python-list literal
         assert len(images) > 5 and all(i.size[0] > 0 for i in images)
@@ -130,8 +138,8 @@ def test_vlmevalkit_tsv_reads_in_pandas_and_its_class_scores_with_foldsim(datase
     predictions.to_csv(out / "model_Foldsim_Prediction_Frames.tsv", sep="\t", index=False)
     scores = data.evaluate(str(out / "model_Foldsim_Prediction_Frames.tsv"))
     assert scores["exact_match"][0] == 1.0 and scores["unfolding_exact"][0] == 1.0
-    assert json.loads((out / "model_Foldsim_Prediction_Frames_score.json").read_text())["counts"]["exact"] == 2
-    broken = frame.assign(prediction=["I cannot tell", None])
+    assert json.loads((out / "model_Foldsim_Prediction_Frames_score.json").read_text())["counts"]["exact"] == 1
+    broken = frame.assign(prediction=["I cannot tell"])
     broken.to_csv(out / "broken.tsv", sep="\t", index=False)
     assert data.evaluate(str(out / "broken.tsv"))["exact_match"][0] == 0.0
 
@@ -141,6 +149,13 @@ class _Loader(yaml.SafeLoader):
 
 
 _Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+
+
+def data_files(task: dict, utils) -> dict:
+    """The task's data_files as lmms-eval resolves them: `!function utils.NAME` is utils.py's NAME."""
+    name = task["dataset_kwargs"]["data_files"]
+    assert name.startswith("utils.")
+    return getattr(utils, name.removeprefix("utils."))
 
 
 def test_lmms_eval_task_folder_loads_and_scores(dataset, tmp_path, capsys):
@@ -153,15 +168,15 @@ def test_lmms_eval_task_folder_loads_and_scores(dataset, tmp_path, capsys):
     task = yaml.load((out / "lmms_eval" / "foldsim_prediction_video.yaml").read_text(), Loader=_Loader)
     assert task["task"] == "foldsim_prediction_video" and task["dataset_path"] == "parquet"
     assert task["process_results"] == "utils.foldsim_process_results" and task["test_split"] == "test"
-    docs = load_dataset("parquet", data_files=task["dataset_kwargs"]["data_files"])  # as lmms-eval loads it
     utils = load_module(out / "lmms_eval" / "utils.py", "foldsim_lmms_utils")
+    docs = load_dataset("parquet", data_files=data_files(task, utils))  # as lmms-eval loads it
     metrics = [m["metric"] for m in task["metric_list"]]
     assert all(m["aggregation"] == "mean" for m in task["metric_list"])
     for split in docs:
         for doc in docs[split]:
             visuals = utils.foldsim_doc_to_visual(doc)
             assert visuals and all(Path(v).is_file() if isinstance(v, str) else isinstance(v, Image.Image) for v in visuals)
-            text = utils.foldsim_doc_to_text(doc, task["lmms_eval_specific_kwargs"]["default"])
+            text = utils.foldsim_doc_to_text(doc)
             assert "<video>" not in text and "<image" not in text and "resultHoles" in text
             perfect = utils.foldsim_process_results(doc, [doc["answer"]])
             assert sorted(perfect) == sorted(metrics)
@@ -226,6 +241,189 @@ def test_choice_items_get_option_columns_and_the_choice_scorer(tmp_path, capsys)
     task = yaml.load((tmp_path / "lmms" / "lmms_eval" / "foldsim_choice_text.yaml").read_text(), Loader=_Loader)
     from datasets import load_dataset
 
-    for doc in load_dataset("parquet", data_files=task["dataset_kwargs"]["data_files"])["test"]:
+    for doc in load_dataset("parquet", data_files=data_files(task, utils))["test"]:
         assert utils.foldsim_process_results(doc, [f"Answer: {doc['answer']}"])["correct"] == 1.0
         assert utils.foldsim_process_results(doc, [None])["correct"] == 0.0
+
+
+# -- issue 20: what reaches the model, splits, paths, video, READMEs, the card ---------------------------
+
+
+def sent_parts(dataset: Path, modality: str, record_id: str) -> list[tuple[str, object]]:
+    """The user message `foldsim eval` sends for an item: ("text", text) / ("image", pixels) /
+    ("video", file name), in order."""
+    records = {r["id"]: r for r in read_records(dataset / "PFHP_Prediction_Data.json")}
+    [message] = [m for m in load_prompt("prediction", modality).messages(records[record_id], dataset_dir=dataset)
+                 if m.role == "user"]
+    return [("text", p.text) if p.kind == "text" else
+            ("image", Image.open(p.path).convert("RGB").tobytes()) if p.kind == "image" else ("video", p.path.name)
+            for p in message.parts]
+
+
+def test_vlmevalkit_class_forces_the_interleaved_prompt_foldsim_eval_sends(dataset, tmp_path, capsys):
+    """VLMEvalKit asks a model for its own prompt unless the dataset forces its own
+    (`force_use_dataset_prompt`); the class's prompt is foldsim eval's message, part for part."""
+    code, _, _ = run("export", str(dataset), "--format", "vlmevalkit", "--task", "prediction", "--modality",
+                     "images", "--out", str(tmp_path / "vlm"), capsys=capsys)
+    assert code == 0
+    module = load_module(tmp_path / "vlm" / "foldsim_prediction_images.py", "foldsim_prediction_images_force")
+    data = module.FoldsimPredictionImages(root=str(tmp_path / "vlm"))
+    assert module.FoldsimPredictionImages.force_use_dataset_prompt is True
+    [record_id] = list(data.data["id"])
+    got = [("text", p["value"]) if p["type"] == "text" else ("image", Image.open(p["value"]).convert("RGB").tobytes())
+           for p in data.build_prompt(0)]
+    want = sent_parts(dataset, "images", record_id)
+    assert [k for k, _ in got] == [k for k, _ in want] and got == want
+    assert sum(k == "image" for k, _ in got) >= 2 and got[0][0] == "text"  # interleaved, not images first
+    assert not any("<image" in v for k, v in got if k == "text")
+
+
+def test_lmms_eval_messages_interleave_as_foldsim_eval_and_text_is_not_glued(dataset, tmp_path, capsys):
+    from datasets import load_dataset
+
+    for modality in ("images", "video"):
+        out = tmp_path / modality
+        code, _, _ = run("export", str(dataset), "--format", "lmms-eval", "--task", "prediction", "--modality",
+                         modality, "--out", str(out), capsys=capsys)
+        assert code == 0
+        task = yaml.load((out / "lmms_eval" / f"foldsim_prediction_{modality}.yaml").read_text(), Loader=_Loader)
+        assert task["doc_to_messages"] == "utils.foldsim_doc_to_messages"
+        utils = load_module(out / "lmms_eval" / "utils.py", f"foldsim_lmms_messages_{modality}")
+        [doc] = load_dataset("parquet", data_files=data_files(task, utils))["test"]
+        [message] = utils.foldsim_doc_to_messages(doc)
+        assert message["role"] == "user"
+        got = [("text", c["text"]) if c["type"] == "text" else
+               ("image", c["url"].convert("RGB").tobytes()) if c["type"] == "image" else ("video", Path(c["url"]).name)
+               for c in message["content"]]
+        assert got == sent_parts(dataset, modality, doc["id"])
+        if modality == "video":
+            [video] = [c["url"] for c in message["content"] if c["type"] == "video"]
+            assert Path(video).is_file() and Path(video).is_relative_to(out)
+        text = utils.foldsim_doc_to_text(doc)
+        texts = [v for k, v in got if k == "text"]
+        assert text == "\n\n".join(texts)  # every part whole, a blank line between them: no "triangle.How"
+        for before, after in zip(texts, texts[1:]):
+            assert before + after not in text
+
+
+def test_both_harnesses_evaluate_the_test_split_of_a_three_way_export(dataset, tmp_path, capsys):
+    folder = tmp_path / "three"
+    shutil.copytree(dataset, folder)
+    records = read_records(folder / "PFHP_Prediction_Data.json")
+    more = [dict(r, id=f"{r['id']}_{k}") for k in range(3) for r in records]  # 6 items (media shared)
+    for record, split in zip(more, ["train", "train", "train", "validation", "test", "test"]):
+        record["split"] = split
+    (folder / "PFHP_Prediction_Data.json").write_text(json.dumps(more))
+    code, stdout, _ = run("export", str(folder), "--format", "vlmevalkit", "--task", "prediction", "--modality",
+                          "text", "--out", str(tmp_path / "vlm"), "--json", capsys=capsys)
+    summary = json.loads(stdout)
+    assert code == 0 and summary["splits"] == {"test": 2} and summary["left_out"] == {"train": 3, "validation": 1}
+    frame = pd.read_csv(tmp_path / "vlm" / "Foldsim_Prediction_Text.tsv", sep="\t")
+    assert list(frame["split"]) == ["test", "test"]
+    code, stdout, _ = run("export", str(folder), "--format", "lmms-eval", "--task", "prediction", "--modality",
+                          "text", "--out", str(tmp_path / "lmms"), "--json", capsys=capsys)
+    assert code == 0 and json.loads(stdout)["evaluated"] == "test"
+    task = yaml.load((tmp_path / "lmms" / "lmms_eval" / "foldsim_prediction_text.yaml").read_text(), Loader=_Loader)
+    utils = load_module(tmp_path / "lmms" / "lmms_eval" / "utils.py", "foldsim_lmms_three")
+    assert task["test_split"] == "test" and list(data_files(task, utils)) == ["test"]
+    # without a test split: validation, never train
+    for record in more:
+        record["split"] = "validation" if record["split"] == "test" else record["split"]
+    (folder / "PFHP_Prediction_Data.json").write_text(json.dumps(more))
+    code, stdout, _ = run("export", str(folder), "--format", "lmms-eval", "--task", "prediction", "--modality",
+                          "text", "--out", str(tmp_path / "lmms2"), "--json", capsys=capsys)
+    assert code == 0 and json.loads(stdout)["evaluated"] == "validation"
+    task = yaml.load((tmp_path / "lmms2" / "lmms_eval" / "foldsim_prediction_text.yaml").read_text(), Loader=_Loader)
+    assert task["test_split"] == "validation"
+
+
+def test_a_moved_lmms_eval_export_loads_its_shards_and_videos(dataset, tmp_path, capsys):
+    from datasets import load_dataset
+
+    first = tmp_path / "first" / "lmms"
+    code, _, _ = run("export", str(dataset), "--format", "lmms-eval", "--task", "prediction", "--modality", "video",
+                     "--out", str(first), capsys=capsys)
+    assert code == 0
+    yaml_text = (first / "lmms_eval" / "foldsim_prediction_video.yaml").read_text()
+    assert str(tmp_path) not in yaml_text and ".parquet" not in yaml_text  # no path at all
+    moved = tmp_path / "elsewhere" / "renamed"
+    moved.parent.mkdir()
+    shutil.move(str(first), moved)
+    task = yaml.load((moved / "lmms_eval" / "foldsim_prediction_video.yaml").read_text(), Loader=_Loader)
+    utils = load_module(moved / "lmms_eval" / "utils.py", "foldsim_lmms_moved")
+    files = data_files(task, utils)
+    assert all(str(moved) in pattern for pattern in files.values())
+    [doc] = load_dataset("parquet", data_files=files)["test"]
+    [video] = [v for v in utils.foldsim_doc_to_visual(doc) if isinstance(v, str)]
+    assert Path(video).is_file() and Path(video).is_relative_to(moved)
+
+
+def test_vlmevalkit_refuses_video_with_one_line(dataset, tmp_path, capsys):
+    code, out, err = run("export", str(dataset), "--format", "vlmevalkit", "--task", "prediction", "--modality",
+                         "video", "--out", str(tmp_path / "vlm"), capsys=capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith("error: --format: VLMEvalKit image datasets cannot carry a video")
+    assert not (tmp_path / "vlm").exists()
+
+
+def test_no_readme_of_the_user_is_overwritten_and_no_pip_install_foldsim(dataset, tmp_path, capsys):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "README.md").write_text("# my notes\n")
+    code, _, _ = run("export", str(dataset), "--format", "vlmevalkit", "--task", "prediction", "--modality", "text",
+                     "--out", str(folder), capsys=capsys)
+    assert code == 0 and (folder / "README.md").read_text() == "# my notes\n"
+    readme = (folder / "Foldsim_Prediction_Text_README.md").read_text()
+    assert "pip install foldsim" not in readme and "wheel" in readme and "force_use_dataset_prompt" in readme
+    for fmt in ("hf", "lmms-eval"):  # their card must be README.md: they refuse instead
+        code, out, err = run("export", str(dataset), "--format", fmt, "--task", "prediction", "--modality", "text",
+                             "--out", str(folder), capsys=capsys)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "not a dataset card foldsim wrote" in err
+        assert (folder / "README.md").read_text() == "# my notes\n" and not (folder / "data").exists()
+
+
+def test_dataset_card_declares_license_language_categories_and_arrow_sizes(hf_export):
+    from datasets import load_dataset
+
+    card = yaml.safe_load((hf_export / "README.md").read_text().split("---\n")[1])
+    assert card["license"] == "mit" and card["language"] == ["en"]
+    assert card["task_categories"] == ["visual-question-answering"] and card["size_categories"] == ["n<1K"]
+    assert card["pretty_name"] and "foldsim" in card["tags"]
+    for info in card["dataset_info"]:
+        loaded = load_dataset(str(hf_export), info["config_name"])
+        parquet = sum(p.stat().st_size for p in (hf_export / "data" / info["config_name"]).glob("*.parquet"))
+        assert info["download_size"] == parquet
+        for split in info["splits"]:  # num_bytes: the split in Arrow, as `datasets` holds it
+            assert split["num_bytes"] == loaded[split["name"]].data.nbytes
+        assert info["dataset_size"] == sum(s["num_bytes"] for s in info["splits"])
+
+
+def test_hf_features_fall_back_to_sequence_without_datasets_list(monkeypatch):
+    """datasets 3.x has no `datasets.List` (the declared lower bound is 3.0; make test-harness
+    exports and loads with datasets 3.0.0 itself)."""
+    import datasets
+
+    monkeypatch.delattr(datasets, "List")
+    features = hf_features()
+    assert isinstance(features["images"], datasets.Sequence)
+
+
+def test_train_grpo_example_takes_a_split_wires_planning_rewards_and_refuses_video():
+    from examples import train_grpo
+    from foldsim import rewards
+
+    functions, weights = train_grpo.reward_setup({"planning"})
+    assert functions == [rewards.planning_correct, rewards.planning_valid, rewards.planning_partial]
+    assert len(weights) == 3
+    functions, _ = train_grpo.reward_setup({"prediction", "planning"})
+    assert rewards.prediction_exact in functions and rewards.planning_correct in functions
+    assert train_grpo.pick_split(["validation", "test"], "test") == "test"
+    assert train_grpo.pick_split(["test"], None) == "test"
+    with pytest.raises(ValueError):
+        train_grpo.pick_split(["validation", "test"], None)
+    row = {"id": "x", "question": "Look.\n<image 1>\nThen this.\n<image 2>\nAnswer."}
+    assert train_grpo.to_conversation(row)["prompt"][0]["content"] == [
+        {"type": "text", "text": "Look."}, {"type": "image"}, {"type": "text", "text": "Then this."},
+        {"type": "image"}, {"type": "text", "text": "Answer."}]
+    with pytest.raises(ValueError, match="video"):
+        train_grpo.to_conversation({"id": "v", "question": "Watch.\n<video>\nAnswer."})

@@ -68,10 +68,12 @@ def export_command(
     out_dir: Annotated[Path, typer.Option("--out", help="the folder to write the export into")],
     templates: Annotated[Path | None, typer.Option("--templates", help="a folder of prompt templates overriding the built-ins")] = None,
     workers: Annotated[int | None, typer.Option("--workers", help="render processes for missing media (default: min(2, CPUs))")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print {format, out, config, items, splits, files, rendered, failed}")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print {format, out, config, items, splits, evaluated, left_out, files, rendered, failed}")] = False,
 ) -> None:
     """Export a dataset for Hugging Face datasets, VLMEvalKit or lmms-eval (missing media are rendered first).
-    Exit 1 when some items could not be exported (one error line each), 2 when nothing could run."""
+    The harnesses evaluate the test split (else validation). Exit 1 when some items could not be exported
+    (one error line each), 2 when nothing could run (also: --format vlmevalkit with --modality video, and a
+    README.md in --out that is not a foldsim dataset card, for hf and lmms-eval)."""
     from ..errors import InputError
     from ..dataset.export import export_dataset
     from ..dataset.media import default_workers
@@ -90,7 +92,10 @@ def export_command(
         print_json(report.summary())
     else:
         splits = ", ".join(f"{name} {count}" for name, count in report.splits.items()) or "none"
+        left_out = ", ".join(f"{name} {count}" for name, count in report.left_out.items())
         out.print(f"exported {sum(report.splits.values())} items ({splits}) as {fmt} to {out_dir}"
+                  + (f"; evaluated split: {report.evaluated}" if report.evaluated else "")
+                  + (f"; not exported (VLMEvalKit scores the whole TSV): {left_out}" if left_out else "")
                   + (f"; rendered media for {report.rendered}" if report.rendered else ""), markup=False)
     if not report.splits and not report.failed:
         fail("the dataset has no item for this task")

@@ -10,17 +10,24 @@ resuming: what exists is never redrawn).
   declares the config, its splits and its features. Columns: id, task, modality, group, level,
   split, scorer (the `foldsim score` task that scores the answer), images (a list of images, in
   prompt order), video (the video's path relative to the folder, under `videos/`, or null),
-  question (the prompt text, each image written `<image k>` and the video `<video>` where the
-  prompt shows it), answer (the ground-truth answer JSON, in the form the prompt asks for), record
-  (the full record as JSON). Splits come from the records' `split` field (`generate --splits`);
-  records without one are the `test` split.
-- `vlmevalkit`: `<NAME>.tsv` (index, image as base64 or a Python-list literal of base64 strings with
+  question (the prompt's text parts, each on its own lines, with `<image k>` and `<video>` on a line
+  of their own where the prompt shows them: splitting at the marks gives back the text parts
+  exactly), answer (the ground-truth answer JSON, in the form the prompt asks for), record (the
+  full record as JSON). Splits come from the records' `split` field (`generate --splits`); records
+  without one are the `test` split. The folder's README.md is the dataset card; a README.md that is
+  not a foldsim card is never overwritten (the export refuses).
+- `vlmevalkit`: `<NAME>.tsv` holding the evaluated split only (test, else validation; VLMEvalKit
+  scores every row), with index, image as base64 or a Python-list literal of base64 strings with
   image_path naming them, question, answer, category = structure group, l2-category = level
-  preset, split, and the columns above) and `<name>.py`, a dataset class whose build_prompt returns
-  the interleaved image and text parts and whose evaluate scores with foldsim's scorer.
-- `lmms-eval`: the `hf` folder plus `lmms_eval/` (a task YAML reading the local Parquet shards and
-  `utils.py`: doc_to_visual, doc_to_text, process_results calling `foldsim.eval.score_item`), for
-  `lmms-eval --include_path DIR/lmms_eval --tasks foldsim_<task>_<modality>`.
+  preset, split, and the columns above; `<name>.py`, a dataset class that forces its own prompt
+  (`force_use_dataset_prompt`: models with their own prompt builders get the interleaved parts
+  `foldsim eval` sends) and whose evaluate scores with foldsim's scorer; and `<NAME>_README.md`.
+  Video is refused (VLMEvalKit's image datasets carry no video; `--modality frames` shows it).
+- `lmms-eval`: the `hf` folder plus `lmms_eval/` (a task YAML and `utils.py`: doc_to_messages with
+  the text, images and video interleaved as `foldsim eval` sends them, doc_to_visual, doc_to_text,
+  process_results calling `foldsim.eval.score_item`). The YAML names no path: utils.py finds the
+  Parquet shards and videos next to itself, so the folder can be moved. It evaluates the test
+  split (else validation). Run `lmms-eval --include_path DIR/lmms_eval --tasks foldsim_<task>_<modality>`.
 """
 
 from __future__ import annotations
@@ -49,6 +56,10 @@ SHARD_ROWS = 1000
 VIDEO_DIR = "videos"
 LMMS_DIR = "lmms_eval"
 MARK = re.compile(r"<image (\d+)>|<video>")
+#: the splits a harness evaluates, in order of preference (never `train` while another exists)
+EVALUATED_SPLITS = ("test", "validation")
+CARD_TAG = "foldsim"  # the tag that marks a README.md as a card foldsim wrote (and may rewrite)
+LICENSE = "mit"
 #: the answer object's fields per scorer: what the task's answer schema asks for
 ANSWER_FIELDS = {
     "prediction": ("totalNumberofHoles", "unfoldingTypes", "resultHoles"),
@@ -95,15 +106,41 @@ class ExportReport:
     files: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     rendered: int = 0
+    evaluated: str | None = None  # the split the harness evaluates (vlmevalkit, lmms-eval)
+    left_out: dict[str, int] = field(default_factory=dict)  # splits not written (vlmevalkit: other splits)
 
     def summary(self) -> dict:
         return {"format": self.format, "out": str(self.out), "config": self.config, "items": sum(self.splits.values()),
-                "splits": self.splits, "files": self.files, "rendered": self.rendered, "failed": self.failed}
+                "splits": self.splits, "evaluated": self.evaluated, "left_out": self.left_out, "files": self.files,
+                "rendered": self.rendered, "failed": self.failed}
 
 
 def config_name(task: str, modality: str) -> str:
     """The dataset config (and lmms-eval task suffix) of a task and modality."""
     return f"{task}_{modality}".replace("-", "_")
+
+
+def question_parts(question: str) -> list[tuple[str, str]]:
+    """The prompt's parts from a `question`: ("text", text), ("image", k) with k counted from 1, or
+    ("video", ""), in order; the text parts exactly as `foldsim eval` sends them (stripped)."""
+    parts, start = [], 0
+    for mark in MARK.finditer(question):
+        if question[start:mark.start()].strip():
+            parts.append(("text", question[start:mark.start()].strip()))
+        parts.append(("image", mark.group(1)) if mark.group(1) else ("video", ""))
+        start = mark.end()
+    if question[start:].strip():
+        parts.append(("text", question[start:].strip()))
+    return parts
+
+
+def evaluated_split(splits: Sequence[str]) -> str:
+    """The split a harness evaluates: test, else validation, else the first other one that is not
+    train, else train (an export of training items only)."""
+    for name in (*EVALUATED_SPLITS, *[s for s in splits if s != "train"], "train"):
+        if name in splits:
+            return name
+    return DEFAULT_SPLIT
 
 
 def answer_object(scorer: str, record: dict) -> dict | str:
@@ -170,7 +207,7 @@ def _item(prompt, record: dict, example: dict | None, root: Path, level: int | N
         truth_item(record, 0)
     [message] = [m for m in prompt.messages(record, dataset_dir=root, example=example) if m.role == "user"]
     text, images, video, source = [], [], None, None
-    for part in message.parts:
+    for part in message.parts:  # text parts are stripped and never empty (prompts.merge_text)
         if part.kind == "text":
             text.append(part.text)
         elif part.kind == "image":
@@ -184,7 +221,7 @@ def _item(prompt, record: dict, example: dict | None, root: Path, level: int | N
     pattern = _pattern(record)
     answer = answer_object(scorer, record)
     return ExportItem(str(record["id"]), prompt.task.name, prompt.modality, scorer, group_of(pattern) if pattern else "",
-                      level, str(record.get("split") or DEFAULT_SPLIT), "".join(text),
+                      level, str(record.get("split") or DEFAULT_SPLIT), "\n".join(text),
                       answer if isinstance(answer, str) else json.dumps(answer), json.dumps(record), tuple(images),
                       video, source, _options(scorer, record))
 
@@ -290,7 +327,12 @@ def _by_split(items: Sequence[ExportItem]) -> dict[str, list[ExportItem]]:
 
 def hf_features():
     """The declared columns of the Parquet shards (`datasets` features)."""
-    from datasets import Features, Image, List, Value
+    from datasets import Features, Image, Value
+
+    try:
+        from datasets import List  # datasets >= 4.0
+    except ImportError:  # datasets 3.x: a list of images is a Sequence
+        from datasets import Sequence as List
 
     return Features({"id": Value("string"), "task": Value("string"), "modality": Value("string"),
                      "scorer": Value("string"), "group": Value("string"), "level": Value("int32"),
@@ -339,19 +381,33 @@ def write_hf(items: Sequence[ExportItem], out: Path, config: str, on_item: Calla
             datasets.enable_progress_bars()
 
 
+def check_card_folder(out: Path) -> None:
+    """InputError when the folder holds a README.md that is not a dataset card foldsim wrote (the
+    hf and lmms-eval exports write their card as README.md and never overwrite a user's file)."""
+    card = out / "README.md"
+    if card.exists() and _card_header(card) is None:
+        raise InputError(f"{card} exists and is not a dataset card foldsim wrote; export into another folder "
+                         "(the hf card must be the folder's README.md) or move that file away", field="--out")
+
+
 def _write_hf(items, out, config, on_item, Dataset) -> tuple[dict[str, int], list[str]]:
+    check_card_folder(out)
     features = hf_features()
     folder = out / "data" / config
     written: list[str] = []
     splits: dict[str, int] = {}
+    sizes: dict[str, int] = {}  # the split's Arrow size (what `datasets` holds in memory: num_bytes)
     for split, members in _by_split(items).items():
         splits[split] = len(members)
+        sizes[split] = 0
         shards = max(1, -(-len(members) // SHARD_ROWS))
         for k in range(shards):
             chunk = members[k * SHARD_ROWS : (k + 1) * SHARD_ROWS]
             rows = [_hf_row(i) for i in chunk]
             buffer = io.BytesIO()
-            Dataset.from_list(rows, features=features).to_parquet(buffer)
+            table = Dataset.from_list(rows, features=features)
+            sizes[split] += table.data.nbytes
+            table.to_parquet(buffer)
             name = f"{split}-{k:05d}-of-{shards:05d}.parquet"
             atomic_write_bytes(folder / name, buffer.getvalue())
             written.append(f"data/{config}/{name}")
@@ -361,26 +417,47 @@ def _write_hf(items, out, config, on_item, Dataset) -> tuple[dict[str, int], lis
         if f"data/{config}/{stale.name}" not in written:
             stale.unlink()
     written += _copy_videos(items, out)
-    atomic_write_text(out / "README.md", dataset_card(out, config, splits, items))
+    atomic_write_text(out / "README.md", dataset_card(out, config, splits, items, sizes))
     return splits, [*written, "README.md"]
 
 
-def dataset_card(out: Path, config: str, splits: dict[str, int], items: Sequence[ExportItem]) -> str:
-    """The README.md: YAML declaring every config in the folder (this one replaced, others kept),
-    its splits and features, then a short description."""
+#: the Hub's size categories: (upper bound of examples, label)
+SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
+                   (10_000_000, "1M<n<10M"))
+
+
+def size_category(examples: int) -> str:
+    return next((label for bound, label in SIZE_CATEGORIES if examples < bound), "10M<n<100M")
+
+
+def dataset_card(out: Path, config: str, splits: dict[str, int], items: Sequence[ExportItem],
+                 arrow_sizes: dict[str, int] | None = None) -> str:
+    """The README.md: YAML declaring the license, language, task categories, size category and
+    pretty name, every config in the folder (this one replaced, others kept), its splits and
+    features with their sizes (num_bytes: the split in Arrow, as `datasets` holds it; download_size:
+    the Parquet files), then a short description."""
     import yaml
 
     features = hf_features()._to_yaml_list()
     configs, infos = _existing_card(out / "README.md")
     configs[config] = {"config_name": config, "data_files": [{"split": s, "path": f"data/{config}/{s}-*.parquet"}
                                                               for s in splits]}
-    sizes = {s: sum(p.stat().st_size for p in (out / "data" / config).glob(f"{s}-*.parquet")) for s in splits}
+    parquet = {s: sum(p.stat().st_size for p in (out / "data" / config).glob(f"{s}-*.parquet")) for s in splits}
+    arrow = arrow_sizes or parquet
     infos[config] = {"config_name": config, "features": features,
-                     "splits": [{"name": s, "num_bytes": sizes[s], "num_examples": n} for s, n in splits.items()],
-                     "download_size": sum(sizes.values()), "dataset_size": sum(sizes.values())}
+                     "splits": [{"name": s, "num_bytes": arrow[s], "num_examples": n} for s, n in splits.items()],
+                     "download_size": sum(parquet.values()), "dataset_size": sum(arrow[s] for s in splits)}
     ordered = sorted(configs)
-    header = {"configs": [{**configs[c], **({"default": True} if c == ordered[0] else {})} for c in ordered],
-              "dataset_info": [infos[c] for c in ordered if c in infos], "tags": ["foldsim", "paper-folding"]}
+    examples = max((sum(sp.get("num_examples", 0) for sp in info.get("splits") or [] if isinstance(sp, dict))
+                    for info in infos.values()), default=0)
+    text_only = all(c.endswith("_text") for c in ordered)
+    header = {"license": LICENSE, "language": ["en"],
+              "task_categories": ["question-answering"] if text_only else ["visual-question-answering"],
+              "size_categories": [size_category(examples)],
+              "pretty_name": "foldsim paper folding and hole punching",
+              "tags": [CARD_TAG, "paper-folding", "spatial-reasoning"],
+              "configs": [{**configs[c], **({"default": True} if c == ordered[0] else {})} for c in ordered],
+              "dataset_info": [infos[c] for c in ordered if c in infos]}
     first = items[0] if items else None
     body = [
         "# foldsim export", "",
@@ -389,7 +466,7 @@ def dataset_card(out: Path, config: str, splits: dict[str, int], items: Sequence
         "in the order the prompt shows them (`<image k>` in `question`), `video` is a path relative to this folder.",
         "`answer` is the ground-truth answer JSON in the form the prompt asks for; `record` the full item.",
         "Score model responses with `foldsim.eval.score_item(row[\"scorer\"], json.loads(row[\"record\"]), response)`.",
-        "", f"Configs: {', '.join(ordered)}." + (f" This export: {first.task} / {first.modality}, "
+        "", f"Configs: {', '.join(ordered)}." + (f" Last export: {first.task} / {first.modality}, "
                                                   + ", ".join(f"{s} {n}" for s, n in splits.items()) + "." if first else ""),
         "", "Levels: easy <= 4, medium 5-6, hard >= 7 (foldsim.dataset.levels). Splits share no problem up to the",
         "symmetries of the square (foldsim.dataset.splits; check with `foldsim overlap`).", "",
@@ -397,16 +474,24 @@ def dataset_card(out: Path, config: str, splits: dict[str, int], items: Sequence
     return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n\n" + "\n".join(body)
 
 
-def _existing_card(path: Path) -> tuple[dict, dict]:
-    """The configs and dataset_info of an existing card (empty when there is none or it is not ours)."""
+def _card_header(path: Path) -> dict | None:
+    """The YAML header of a card foldsim wrote (tagged `foldsim`), else None."""
     import yaml
 
     try:
         text = path.read_text(encoding="utf-8")
         header = yaml.safe_load(text.split("---\n")[1]) if text.startswith("---\n") else None
     except (OSError, UnicodeDecodeError, IndexError, yaml.YAMLError):
-        return {}, {}
-    if not isinstance(header, dict):
+        return None
+    if not isinstance(header, dict) or CARD_TAG not in (header.get("tags") or []):
+        return None
+    return header
+
+
+def _existing_card(path: Path) -> tuple[dict, dict]:
+    """The configs and dataset_info of an existing card (empty when there is none or it is not ours)."""
+    header = _card_header(path)
+    if header is None:
         return {}, {}
     configs = {c["config_name"]: {k: v for k, v in c.items() if k != "default"}
                for c in header.get("configs") or [] if isinstance(c, dict) and "config_name" in c}
@@ -459,41 +544,68 @@ def dataset_name(task: str, modality: str) -> str:
     return "Foldsim_" + "_".join(part.capitalize() for part in config_name(task, modality).split("_"))
 
 
+#: how to install foldsim where a harness runs (foldsim is not on PyPI)
+INSTALL_HINT = ("`pip install \"foldsim[datasets] @ git+<foldsim repository URL>\"` or `pip install ./foldsim-<version>-py3-none-any.whl` "
+                "(a wheel built with `python -m build` in a foldsim checkout), or `pip install -e <foldsim checkout>`")
+
+
+def readme_name(name: str) -> str:
+    """The VLMEvalKit export's own README (never the folder's README.md)."""
+    return f"{name}_README.md"
+
+
 def write_vlmevalkit(items: Sequence[ExportItem], out: Path, task: str, modality: str, scorer: str,
-                     on_item: Callable[[int], None] | None = None) -> tuple[dict[str, int], list[str]]:
-    """The TSV, the dataset class file and a README with where to put them."""
+                     on_item: Callable[[int], None] | None = None) -> tuple[dict[str, int], list[str], str, dict[str, int]]:
+    """The TSV of the evaluated split (VLMEvalKit scores every row of it), the dataset class file and
+    `<NAME>_README.md` with where to put them. Returns the split written, the files, the evaluated
+    split and the splits left out with their sizes."""
     name = dataset_name(task, modality)
     module = name.lower()
-    frame = tsv_frame(items, on_item)
+    by_split = _by_split(items)
+    split = evaluated_split(list(by_split))
+    members = by_split[split]
+    left_out = {s: len(m) for s, m in by_split.items() if s != split}
+    frame = tsv_frame(members, on_item)
+    if on_item and left_out:
+        on_item(sum(left_out.values()))
     atomic_write_text(out / f"{name}.tsv", frame.to_csv(sep="\t", index=False))
+    class_name = name.replace("_", "")
     atomic_write_text(out / f"{module}.py", Template(_resource("vlmevalkit_dataset.py.tmpl")).substitute(
-        DATASET=name, CLASS=name.replace("_", ""), MODULE=module, TASK=task, MODALITY=modality, SCORER=scorer))
-    videos = _copy_videos(items, out)
+        DATASET=name, CLASS=class_name, MODULE=module, TASK=task, MODALITY=modality, SCORER=scorer, SPLIT=split))
+    others = ", ".join(f"{s} ({n} items)" for s, n in left_out.items())
     lines = [f"# {name}: foldsim {task} / {modality} for VLMEvalKit", "",
-             f"1. Copy `{name}.tsv`{' and the `videos/` folder' if videos else ''} into `$LMUData` (default `~/LMUData`).",
-             f"2. Copy `{module}.py` to `vlmeval/dataset/{module}.py` in your VLMEvalKit checkout, and in",
-             f"   `vlmeval/dataset/__init__.py` add `from .{module} import {name.replace('_', '')}` and put",
-             f"   `{name.replace('_', '')}` in the `IMAGE_DATASET` list.",
-             "3. `pip install foldsim` in the same environment (evaluate scores with foldsim's scorer), then",
-             f"   `python run.py --data {name} --model <model>`.", ""]
-    atomic_write_text(out / "README.md", "\n".join(lines))
-    return {s: len(m) for s, m in _by_split(items).items()}, [f"{name}.tsv", f"{module}.py", "README.md", *videos]
+             f"`{name}.tsv` holds the {split} split ({len(members)} items): VLMEvalKit scores every row of a TSV"
+             + (f"; not exported: {others}." if others else "."), "",
+             f"1. Copy `{name}.tsv` into `$LMUData` (default `~/LMUData`).",
+             f"2. Copy `{module}.py` to `vlmeval/dataset/{module}.py` in your VLMEvalKit checkout; in",
+             f"   `vlmeval/dataset/__init__.py` add `from .{module} import {class_name}` and put `{class_name}`",
+             "   in the `IMAGE_DATASET` list.",
+             f"3. Install foldsim in the same environment (evaluate scores with foldsim's scorer): {INSTALL_HINT}.",
+             f"4. `python run.py --data {name} --model <model>` (or `--base-url http://host:port/v1 --model <name>`",
+             "   for an OpenAI-compatible server). Do not add `--api-mode`: its pipeline lets a model's own",
+             "   prompt builder replace the dataset's prompt.", "",
+             "The class sets `force_use_dataset_prompt`: every model, including those with their own prompt",
+             "builder (InternVL, MiniCPM-V, ...), gets the text and images interleaved as `foldsim eval` sends",
+             "them. Scores: `<prediction file>_score.json` (foldsim's metrics, counts and groups).", ""]
+    atomic_write_text(out / readme_name(name), "\n".join(lines))
+    return {split: len(members)}, [f"{name}.tsv", f"{module}.py", readme_name(name)], split, left_out
 
 
 def write_lmms_eval(items: Sequence[ExportItem], out: Path, config: str, scorer: str,
-                    on_item: Callable[[int], None] | None = None) -> tuple[dict[str, int], list[str]]:
-    """The `hf` folder plus a task folder: YAML (reading the local shards) and utils.py."""
+                    on_item: Callable[[int], None] | None = None) -> tuple[dict[str, int], list[str], str]:
+    """The `hf` folder plus a task folder: the YAML (no paths: utils.py finds the shards of the
+    evaluated split next to itself) and utils.py. Returns the splits, the files and the evaluated
+    split."""
     splits, files = write_hf(items, out, config, on_item)
     metrics = metric_names(items)
-    test_split = DEFAULT_SPLIT if DEFAULT_SPLIT in splits else next(iter(splits), DEFAULT_SPLIT)
-    data_files = "\n".join(f"    {s}: {json.dumps(str((out / 'data' / config).resolve() / f'{s}-*.parquet'))}" for s in splits)
+    test_split = evaluated_split(list(splits))
     metric_list = "\n".join(f"  - metric: {m}\n    aggregation: mean\n    higher_is_better: {str(m not in LOWER_IS_BETTER).lower()}"
                             for m in metrics)
     yaml_text = Template(_resource("lmms_eval_task.yaml.tmpl")).substitute(
-        TASK=f"foldsim_{config}", DATA_FILES=data_files, TEST_SPLIT=test_split, METRICS=metric_list)
+        TASK=f"foldsim_{config}", CONFIG=config, TEST_SPLIT=test_split, METRICS=metric_list)
     atomic_write_text(out / LMMS_DIR / f"foldsim_{config}.yaml", yaml_text)
     atomic_write_text(out / LMMS_DIR / "utils.py", _resource("lmms_eval_utils.py.tmpl"))
-    return splits, [*files, f"{LMMS_DIR}/foldsim_{config}.yaml", f"{LMMS_DIR}/utils.py"]
+    return splits, [*files, f"{LMMS_DIR}/foldsim_{config}.yaml", f"{LMMS_DIR}/utils.py"], test_split
 
 
 def export_dataset(dataset: str | Path, fmt: str, task: str, modality: str, out: str | Path, *, templates=None,
@@ -504,7 +616,13 @@ def export_dataset(dataset: str | Path, fmt: str, task: str, modality: str, out:
 
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})", field="--format")
+    if fmt == "vlmevalkit" and modality == "video":
+        raise InputError("VLMEvalKit image datasets cannot carry a video (it would be dropped and the item still "
+                         "scored); export --modality frames (the video's frames as images) or use --format lmms-eval",
+                         field="--format")
     out = Path(out)
+    if fmt in ("hf", "lmms-eval"):
+        check_card_folder(out)
     items, failed, rendered = export_items(dataset, task, modality, templates=templates, workers=workers,
                                            console=console)
     config = config_name(task, modality)
@@ -517,7 +635,8 @@ def export_dataset(dataset: str | Path, fmt: str, task: str, modality: str, out:
         if fmt == "hf":
             report.splits, report.files = write_hf(items, out, config, advance)
         elif fmt == "vlmevalkit":
-            report.splits, report.files = write_vlmevalkit(items, out, task, modality, scorer, advance)
+            report.splits, report.files, report.evaluated, report.left_out = write_vlmevalkit(
+                items, out, task, modality, scorer, advance)
         else:
-            report.splits, report.files = write_lmms_eval(items, out, config, scorer, advance)
+            report.splits, report.files, report.evaluated = write_lmms_eval(items, out, config, scorer, advance)
     return report
