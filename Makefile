@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test fuzz bench install clean
+.PHONY: demo test fuzz bench install clean test-package test-lowest
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,5 +32,30 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	PYOPENGL_PLATFORM=egl $(BIN)/python -m benchmarks
 
+# the wheel, pip-installed into a bare venv with every dependency from the registry, then used from
+# another folder (tests/test_package.py; `make test` runs the offline variant)
+test-package: $(STAMP)
+	FOLDSIM_TEST_PACKAGE=1 PYOPENGL_PLATFORM=egl $(BIN)/python -m pytest -q -rs tests/test_package.py
+
+# every `>=` bound of pyproject.toml installed at its lower end into a fresh venv, then a subset of
+# the tests that touches each dependency (downloads about 1 GB; the lowest-bounds venv is kept in
+# .venv-lowest for a look afterwards)
+LOWEST        := .venv-lowest
+LOWEST_EXTRAS := test,datasets,ray,report
+LOWEST_TESTS  := tests/test_package.py tests/test_conformance.py tests/test_properties.py \
+	tests/test_compact.py tests/test_scoring.py tests/test_verify.py tests/test_answers.py tests/test_prompts.py \
+	tests/test_requests.py tests/test_runner.py tests/test_text.py tests/test_images.py tests/test_animation.py \
+	tests/test_generate.py tests/test_export.py tests/test_rewards.py tests/test_report.py tests/test_ray.py \
+	tests/test_bad_input.py
+test-lowest: $(STAMP)
+	rm -rf $(LOWEST)
+	$(PYTHON) -m venv $(LOWEST)
+	$(BIN)/python tests/test_package.py lowest-constraints $(LOWEST_EXTRAS) > $(LOWEST)/constraints.txt
+	$(LOWEST)/bin/pip install -q --upgrade pip
+	$(LOWEST)/bin/pip install -q -c $(LOWEST)/constraints.txt -e ".[$(LOWEST_EXTRAS)]"
+	$(LOWEST)/bin/pip check
+	$(LOWEST)/bin/python tests/test_package.py check-lowest $(LOWEST_EXTRAS)
+	PYOPENGL_PLATFORM=egl FOLDSIM_FUZZ_EXAMPLES=200 $(LOWEST)/bin/python -m pytest -q -p no:cacheprovider $(LOWEST_TESTS)
+
 clean:
-	rm -rf $(VENV) demo-out .pytest_cache .hypothesis
+	rm -rf $(VENV) $(LOWEST) demo-out dist .pytest_cache .hypothesis

@@ -26,4 +26,10 @@ __all__ = [
     "parse_action", "parse_codes", "Config", "InputError", "SHAPES", "SIZES", "Hole", "parse_hole",
     "Result", "simulate", "simulate_one",
 ]
-__version__ = "0.1.0"
+
+try:  # the installed distribution's version (pyproject.toml), one source of truth
+    from importlib.metadata import PackageNotFoundError, version as _version
+
+    __version__ = _version("foldsim")
+except PackageNotFoundError:  # sources on sys.path without an install
+    __version__ = "0+unknown"
