@@ -4,12 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test fuzz bench install clean test-package test-lowest
+.PHONY: demo test fuzz bench install clean docs test-package test-lowest
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e ".[test,datasets,ray,report]"
+	$(BIN)/pip install -q -e ".[test,datasets,ray,report,docs]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -32,6 +32,11 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	PYOPENGL_PLATFORM=egl $(BIN)/python -m benchmarks
 
+# the documentation site (mkdocs-material, API reference from the docstrings) into site/;
+# `make test` runs the same build with --strict (tests/test_docs.py)
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
+
 # the wheel, pip-installed into a bare venv with every dependency from the registry, then used from
 # another folder (tests/test_package.py; `make test` runs the offline variant)
 test-package: $(STAMP)
@@ -41,8 +46,8 @@ test-package: $(STAMP)
 # the tests that touches each dependency (downloads about 1 GB; the lowest-bounds venv is kept in
 # .venv-lowest for a look afterwards)
 LOWEST        := .venv-lowest
-LOWEST_EXTRAS := test,datasets,ray,report
-LOWEST_TESTS  := tests/test_package.py tests/test_conformance.py tests/test_properties.py \
+LOWEST_EXTRAS := test,datasets,ray,report,docs
+LOWEST_TESTS  := tests/test_package.py tests/test_docs.py tests/test_conformance.py tests/test_properties.py \
 	tests/test_compact.py tests/test_scoring.py tests/test_verify.py tests/test_answers.py tests/test_prompts.py \
 	tests/test_requests.py tests/test_runner.py tests/test_text.py tests/test_images.py tests/test_animation.py \
 	tests/test_generate.py tests/test_export.py tests/test_rewards.py tests/test_report.py tests/test_ray.py \
@@ -58,4 +63,4 @@ test-lowest: $(STAMP)
 	PYOPENGL_PLATFORM=egl FOLDSIM_FUZZ_EXAMPLES=200 $(LOWEST)/bin/python -m pytest -q -p no:cacheprovider $(LOWEST_TESTS)
 
 clean:
-	rm -rf $(VENV) $(LOWEST) demo-out dist .pytest_cache .hypothesis
+	rm -rf $(VENV) $(LOWEST) demo-out site dist .pytest_cache .hypothesis
