@@ -23,6 +23,7 @@ from .config import Config
 from .errors import InputError, debugging, describe, internal_error_text
 from .holes import SHAPE_PERIOD, Hole, direction_value, parse_location
 from .io import record_name
+from .sheets import SheetItem
 
 MIN_ACTION_COLUMNS = 6  # the benchmark's longest pattern, so typical batches share one compilation
 MIN_PUNCH_COLUMNS = 4
@@ -42,7 +43,9 @@ class Result:
     status: "ok", "not_realizable" (a fold the paper cannot make), "off_paper" (a punch meets no
     layer) or "invalid" (bad input); `reason` says why in one line. `holes` is the result-hole
     multiset, `unfolding` the unfolding codes, `layers` the folded state: grid id -> number of
-    layers there (grid ids without paper are absent).
+    layers there (grid ids without paper are absent). For a general item (`foldsim.sheets`) the
+    holes are exact `PointHole`s, `layers_under` counts the layers under each punch, and
+    `unfolding`/`layers` are empty.
     """
 
     id: str | None
@@ -53,6 +56,7 @@ class Result:
     layers: dict[int, int] = field(default_factory=dict)
     failed_step: int | None = None  # 1-based action (or hole) index named by the reason
     failed_triangle: int | None = None  # grid id of a triangle the crease cuts
+    layers_under: tuple[int, ...] = ()  # general items: distinct layers under each punch
     config: Config | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -171,12 +175,29 @@ def compact_chunk_rows(arrays: Sequence[np.ndarray], *, memory_budget: int | str
                           working_row_bytes=row_bytes(K.fold_batch, arrays[:1]))
 
 
-def simulate(batch: Iterable[Config | dict], *, chunk_rows: int | None = None) -> list[Result]:
-    """Simulate every item of `batch` (Config objects or MentalBlackboard records) in one batched
-    kernel call; returns one Result per item, in order. Large batches run in chunks sized from the
-    available memory (`foldsim.batching`) unless `chunk_rows` is given. An item that cannot be read
-    comes back `invalid` with a one-line reason naming it; the batch goes on."""
+def is_sheet_item(item: object) -> bool:
+    """A general item (`foldsim.sheets`): a SheetItem, or a record with a "sheet" field."""
+    return isinstance(item, SheetItem) or (isinstance(item, dict) and "sheet" in item)
+
+
+def simulate(batch: Iterable[Config | SheetItem | dict], *, chunk_rows: int | None = None,
+             run: Callable[[Sequence[Row], int | None], "Simulated"] | None = None) -> list[Result]:
+    """Simulate every item of `batch` in one batched kernel call per kind; one Result per item, in
+    order. MentalBlackboard items (Config objects or records) go through the 32-triangle kernel (or
+    `run`, another way to compute the same `Simulated`, e.g. the general engine's MentalBlackboard
+    preset); general items (`foldsim.sheets.SheetItem` or records with a "sheet") through the
+    general engine (`foldsim.engine`). Large batches run in chunks sized from the available memory
+    (`foldsim.batching`) unless `chunk_rows` is given. An item that cannot be read comes back
+    `invalid` with a one-line reason naming it; the batch goes on."""
     items = list(batch)
+    general = [i for i, item in enumerate(items) if is_sheet_item(item)]
+    if general:
+        from .engine import simulate_items
+
+        answers = dict(zip(general, simulate_items([items[i] for i in general], chunk_rows=chunk_rows), strict=True))
+        rest = [i for i in range(len(items)) if i not in answers]
+        answers.update(zip(rest, simulate([items[i] for i in rest], chunk_rows=chunk_rows, run=run), strict=True))
+        return [answers[i] for i in range(len(items))]
     configs: list[Config | None] = []
     rows: list[Row] = []
     errors: dict[int, Result] = {}
@@ -191,7 +212,7 @@ def simulate(batch: Iterable[Config | dict], *, chunk_rows: int | None = None) -
             configs.append(None)
             errors[i] = invalid_result(item, i, err)
     valid = [i for i, c in enumerate(configs) if c is not None]
-    out = _run(rows, chunk_rows) if rows else None
+    out = (run or _run)(rows, chunk_rows) if rows else None
     results: list[Result] = []
     position = {i: k for k, i in enumerate(valid)}
     for i, config in enumerate(configs):

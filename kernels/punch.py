@@ -39,22 +39,25 @@ def total_rotation(actions: jnp.ndarray) -> jnp.ndarray:
     return (quarters.sum() % 4).astype(jnp.int32)
 
 
+def direction_map(h: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray, jnp.ndarray]:
+    """Per isometry h (int32[..., 2, 2], a square symmetry): a hole direction q (quarter turns) maps to
+    (sign q + offset) mod 4, and `mirrored` says h is a reflection (the glyph seen from its back).
+
+    A rotation by k quarter turns: d -> d + k; a reflection whose matrix is [[cos 2φ, sin 2φ],
+    [sin 2φ, -cos 2φ]] with 2φ = m quarter turns: d -> m + 2 - d."""
+    det = h[..., 0, 0] * h[..., 1, 1] - h[..., 0, 1] * h[..., 1, 0]
+    k = quarter_of(h[..., 0, 0], h[..., 1, 0])
+    mirrored = det < 0
+    return jnp.where(mirrored, -1, 1).astype(jnp.int32), jnp.where(mirrored, k + 2, k) % 4, mirrored
+
+
 def unfold(sheet: Sheet, theta: jnp.ndarray) -> Unfolded:
     """Where each layer's hole lands: location R_Θ(flat t), direction map h = R_Θ ∘ g_t⁻¹."""
     rot = jnp.asarray(QUARTER_ROTATIONS)[theta]
     # R_Θ A_tᵀ (A orthogonal), as multiply-and-sum (no einsum: see state.current_vertices)
     h = (rot[None, :, None, :] * sheet.linear[:, None, :, :]).sum(-1)
-    det = h[:, 0, 0] * h[:, 1, 1] - h[:, 0, 1] * h[:, 1, 0]
-    # a rotation by k quarter turns: d -> d + k; a reflection whose matrix is [[cos 2φ, sin 2φ],
-    # [sin 2φ, -cos 2φ]] with 2φ = m quarter turns: d -> m + 2 - d
-    k = quarter_of(h[:, 0, 0], h[:, 1, 0])
-    mirrored = det < 0
-    return Unfolded(
-        location=jnp.asarray(ROTATION_PERMUTATIONS)[theta],
-        sign=jnp.where(mirrored, -1, 1).astype(jnp.int32),
-        offset=jnp.where(mirrored, k + 2, k) % 4,
-        mirrored=mirrored,
-    )
+    sign, offset, mirrored = direction_map(h)
+    return Unfolded(location=jnp.asarray(ROTATION_PERMUTATIONS)[theta], sign=sign, offset=offset, mirrored=mirrored)
 
 
 def layer_counts(grid_index: jnp.ndarray) -> jnp.ndarray:

@@ -18,13 +18,17 @@ from .common import (EXIT_USAGE, app, check_output_path, err, error, fail, item_
 def check(
     files: Annotated[list[Path], typer.Argument(help="MentalBlackboard-format JSON/JSONL files")],
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object per file (a list for several)")] = False,
+    engine: Annotated[str, typer.Option("--engine", help="general (the general engine's MentalBlackboard preset) "
+                                        "| mentalblackboard (the 32-triangle fast path)")] = "general",
 ) -> None:
     """Re-simulate every record and compare result holes and unfolding codes with what it recorded.
     Exit 0 iff every item of every file matches; 1 if some item is invalid, differs or cannot be
     made (one error line per invalid item); 2 if a file cannot be read at all."""
-    from ..check import check_file
+    from ..check import ENGINES, check_file
 
-    checks = [check_file(f) for f in files]
+    if engine not in ENGINES:
+        fail(f"--engine: must be one of {', '.join(ENGINES)}, got {engine!r}")
+    checks = [check_file(f, engine=engine) for f in files]
     if as_json:
         summaries = [c.summary() for c in checks]
         print_json(summaries[0] if len(summaries) == 1 else summaries)
