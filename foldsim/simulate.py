@@ -63,6 +63,19 @@ class Result:
     def ok(self) -> bool:
         return self.status == STATUS_OK
 
+    def to_json(self) -> dict:
+        """The answer as one JSON object: id, status, reason (when not ok) and the result fields —
+        the benchmark's for a MentalBlackboard item, exact point holes for a general item."""
+        data: dict = {"id": self.id, "status": self.status}
+        if self.reason:
+            data["reason"] = self.reason
+        if not self.ok:
+            return data
+        if self.holes and not isinstance(self.holes[0], Hole) or self.layers_under:
+            return {**data, "holes": [h.to_dict() for h in self.holes], "totalNumberofHoles": len(self.holes),
+                    "layers_under": list(self.layers_under)}
+        return {**data, **self.to_record(with_extensions=True)}
+
     def to_record(self, *, with_extensions: bool = False) -> dict:
         """The benchmark's result fields: resultHoles, totalNumberofHoles, unfoldingTypes."""
         return {

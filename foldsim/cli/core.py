@@ -68,6 +68,39 @@ def _print_check(fc) -> None:
             out.print(f"    {item.id}: {'; '.join(item.inconsistencies)}", markup=False)
 
 
+@app.command()
+def simulate(
+    files: Annotated[list[Path], typer.Argument(help="JSON/JSONL items: general items (with a \"sheet\") and/or "
+                                                "MentalBlackboard records")],
+    out_file: Annotated[Path | None, typer.Option("--out", help="write the answers as one JSON list")] = None,
+) -> None:
+    """Simulate every item and print (or --out) one JSON answer per item: status, holes (exact
+    points for general items, the benchmark's fields for MentalBlackboard records). Exit 0 when every
+    item was read (not_realizable and off_paper are answers); 1 when some item is invalid (one error
+    line each, the others answered); 2 when a file cannot be read."""
+    from ..errors import InputError
+    from ..io import read_records
+    from ..simulate import STATUS_INVALID
+    from ..simulate import simulate as run
+
+    if out_file is not None:
+        check_output_path(out_file, "file")
+    answers, failed = [], 0
+    for path in files:
+        try:
+            records = read_records(path)
+        except InputError as problem:
+            fail(problem)
+        results = run(records)
+        answers += [r.to_json() for r in results]
+        failed += item_errors(path, [r.reason for r in results if r.status == STATUS_INVALID])
+    if out_file is not None:
+        write_output(out_file, json.dumps(answers, indent=1) + "\n")
+    else:
+        print_json(answers)
+    raise typer.Exit(items_exit_code(failed))
+
+
 @app.command("enumerate")
 def enumerate_command(
     rules: Annotated[str, typer.Option("--rules", help="physical | mentalblackboard")] = "physical",
