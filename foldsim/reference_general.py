@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 from .sheets import SIDE_SIGNS, Flip, Fold, PointHole, Rotate, SheetItem
 
@@ -139,10 +140,15 @@ class Piece:
     polygon: tuple[Point, ...]
     iso: Iso
     layer: int
-    _current: tuple[Point, ...] = field(init=False, repr=False, compare=False)
+    _current: tuple[Point, ...] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_current", tuple(self.iso.apply(p) for p in self.polygon))
+        if self._current is None:  # computed once: every step reads it
+            current = self.polygon if self.iso is IDENTITY else tuple(self.iso.apply(p) for p in self.polygon)
+            object.__setattr__(self, "_current", current)
+
+    def with_layer(self, layer: int) -> "Piece":
+        return Piece(self.polygon, self.iso, layer, self._current)
 
     def current(self) -> tuple[Point, ...]:
         """The polygon where it lies now."""
@@ -182,7 +188,7 @@ def _clip(poly: Sequence[Point], values: Sequence[Fraction], keep: int) -> tuple
 def _restack(pieces: list[Piece]) -> list[Piece]:
     """Layer numbers renumbered to dense ranks 0..L-1, order kept (so they stay small and readable)."""
     rank = {layer: i for i, layer in enumerate(sorted({p.layer for p in pieces}))}
-    return [Piece(p.polygon, p.iso, rank[p.layer]) for p in pieces]
+    return [p.with_layer(rank[p.layer]) for p in pieces]
 
 
 # -- state -------------------------------------------------------------------------------------
@@ -297,15 +303,22 @@ def _apply_fold(pieces: list[Piece], fold: Fold, resolved: ResolvedFold) -> list
     return _restack(staying + moved)
 
 
+@lru_cache(maxsize=8)
+def _rigid_polygons(rigid_pieces: tuple) -> tuple[tuple[Point, ...], ...]:
+    """Exact, counter-clockwise copies of a preset's pieces (cached: presets pass one tuple)."""
+    polygons = []
+    for poly in rigid_pieces:
+        poly = tuple((Q(x), Q(y)) for x, y in poly)
+        polygons.append(poly if _signed_area2(poly) > 0 else poly[::-1])
+    return tuple(polygons)
+
+
 def _initial_pieces(item: SheetItem, rigid_pieces: Sequence[Sequence[Point]] | None) -> list[Piece]:
     if rigid_pieces is None:
         cols, rows = Q(item.sheet.cols), Q(item.sheet.rows)
-        polygons = [((Q(0), Q(0)), (cols, Q(0)), (cols, rows), (Q(0), rows))]
+        polygons = (((Q(0), Q(0)), (cols, Q(0)), (cols, rows), (Q(0), rows)),)
     else:
-        polygons = []
-        for poly in rigid_pieces:
-            poly = tuple((Q(x), Q(y)) for x, y in poly)
-            polygons.append(poly if _signed_area2(poly) > 0 else poly[::-1])
+        polygons = _rigid_polygons(tuple(tuple(tuple(p) for p in poly) for poly in rigid_pieces))
     return [Piece(poly, IDENTITY, 0) for poly in polygons]
 
 
