@@ -13,6 +13,17 @@ from ..progress import counting_bar
 from .common import (EXIT_USAGE, app, check_output_path, err, error, fail, item_errors, items_exit_code, out,
                      print_json, write_output)
 
+# a general sheet family (foldsim.sheet_space), shared by `enumerate --sheet` and `solve --sheet`
+SheetOption = Annotated[str | None, typer.Option("--sheet", help="a general sheet COLSxROWS (e.g. 4x4): its "
+                                                 "family of fold sequences instead of MentalBlackboard's")]
+FoldsOption = Annotated[int, typer.Option("--folds", help="with --sheet: 1 up to this many folds")]
+LinesOption = Annotated[str, typer.Option("--lines", help="with --sheet: some of grid, diagonal, halves, thirds, "
+                                          "centre-diagonals")]
+SidesOption = Annotated[str, typer.Option("--sides", help="with --sheet: both (either named side moves) | smaller")]
+FacesOption = Annotated[str, typer.Option("--faces", help="with --sheet: front | both (front and back folds)")]
+PunchesOption = Annotated[str, typer.Option("--punches", help="with --sheet: centres (every cell centre) | half "
+                                            "(every half-cell point inside)")]
+
 
 @app.command()
 def check(
@@ -107,13 +118,34 @@ def enumerate_command(
     pattern: Annotated[str | None, typer.Option("--pattern", help="only this action pattern, e.g. FRF")] = None,
     out_file: Annotated[Path | None, typer.Option("--out", help="write the configurations as a columnar .npz")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {rules, total, by_pattern, ...} as JSON")] = False,
+    sheet: SheetOption = None, folds: FoldsOption = 2, lines: LinesOption = "grid,diagonal",
+    sides: SidesOption = "both", faces: FacesOption = "front", punches: PunchesOption = "centres",
 ) -> None:
-    """Enumerate a rule set's configurations on the device and count them per pattern (SPEC §5)."""
+    """Enumerate a rule set's configurations on the device and count them per pattern (SPEC §5);
+    with --sheet, a general sheet family's realizable fold sequences per fold count
+    (docs/engine.md, "Configuration spaces")."""
     from ..enumerate import enumeration_report, render_enumeration
     from ..errors import InputError
 
     if out_file is not None:
         check_output_path(out_file, "file")
+    if sheet is not None:
+        from ..sheet_space import SheetFamily, enumerate_family, render_space, space_npz_bytes
+
+        try:
+            family = SheetFamily.parse(sheet, folds, lines, sides=sides, faces=faces, punches=punches)
+            bar, advance = counting_bar(f"enumerating {sheet}", "rows", console=err)
+            with bar:
+                space = enumerate_family(family, punch=True, on_progress=advance)
+        except InputError as problem:
+            fail(problem)
+        if out_file is not None:
+            write_output(out_file, space_npz_bytes(space))
+        if as_json:
+            print_json(space.summary())
+        else:
+            render_space(space, out)
+        return
     try:
         bar, advance = counting_bar(f"enumerating {rules}", "rows", console=err)
         with bar:
@@ -132,14 +164,20 @@ def enumerate_command(
 
 @app.command()
 def solve(
-    tasks: Annotated[Path, typer.Argument(help="planning tasks: a MentalBlackboard planning file")],
+    tasks: Annotated[Path | None, typer.Argument(help="planning tasks: a MentalBlackboard planning file")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="only the first N tasks")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the counts per task as JSON")] = False,
     out_file: Annotated[Path | None, typer.Option("--out", help="write every task's solutions as JSON")] = None,
+    sheet: SheetOption = None, folds: FoldsOption = 2, lines: LinesOption = "grid,diagonal",
+    sides: SidesOption = "both", faces: FacesOption = "front", punches: PunchesOption = "centres",
+    target: Annotated[str | None, typer.Option("--target", help="with --sheet: target holes as JSON (or a JSON "
+                                               "file): [[x, y], ...] one target, [[[x, y], ...], ...] several")] = None,
 ) -> None:
     """Find ALL plans (<= 2 punches, -F folds, no rotation) that reproduce each task's result holes.
-    Exit 0 when every task was read (unsolvable ones included: that is an answer); 1 when some task
-    cannot be read (one error line each, the others are solved); 2 when the file cannot be read."""
+    With --sheet and --target: every plan (fold sequence of the family, one punch of its set) that
+    makes exactly the target holes, counted. Exit 0 when every task was read (unsolvable ones
+    included: that is an answer); 1 when some task cannot be read (one error line each, the others
+    are solved); 2 when the file cannot be read."""
     from ..errors import InputError
     from ..solve import render_solve, solutions_json, solve_file, solve_summary
 
@@ -147,6 +185,27 @@ def solve(
         fail(f"--limit: must be 0 or more, got {limit}")
     if out_file is not None:
         check_output_path(out_file, "file")
+    if sheet is not None or tasks is None:
+        from ..sheet_space import SheetFamily, enumerate_family, read_targets, render_solutions, solve_json, solve_targets
+
+        if sheet is None or target is None or tasks is not None:
+            fail("give a planning file, or --sheet with --target (not both)")
+        try:
+            family = SheetFamily.parse(sheet, folds, lines, sides=sides, faces=faces, punches=punches)
+            targets = read_targets(target)
+            bar, advance = counting_bar(f"enumerating {sheet}", "rows", console=err)
+            with bar:
+                space = enumerate_family(family, punch=True, on_progress=advance)
+        except InputError as problem:
+            fail(problem)
+        found = solve_targets(space, targets)
+        if out_file is not None:
+            write_output(out_file, json.dumps(solve_json(space, found, with_plans=True), indent=1) + "\n")
+        if as_json:
+            print_json(solve_json(space, found, with_plans=False))
+        else:
+            render_solutions(space, found, out)
+        return
     try:
         bar, advance = counting_bar("solving", "tasks", console=err)
         with bar:
