@@ -73,8 +73,8 @@ def test_every_dependency_has_a_lower_bound():
 
 # --------------------------------------------------------------------------- what the wheel must hold
 
-def package_dirs() -> dict[str, Path]:
-    """package name -> its source folder, from [tool.setuptools] packages and package-dir."""
+def package_dirs(root: Path = ROOT) -> dict[str, Path]:
+    """package name -> its source folder under `root`, from [tool.setuptools] packages and package-dir."""
     tool = _project()["tool"]["setuptools"]
     mapping = tool.get("package-dir", {})
     dirs = {}
@@ -84,18 +84,18 @@ def package_dirs() -> dict[str, Path]:
         for cut in range(len(parts), 0, -1):
             head = ".".join(parts[:cut])
             if head in mapping:
-                dirs[package] = ROOT / mapping[head] / Path(*parts[cut:])
+                dirs[package] = root / mapping[head] / Path(*parts[cut:])
                 break
         else:
-            dirs[package] = ROOT / Path(*parts)
+            dirs[package] = root / Path(*parts)
     return dirs
 
 
-def expected_files() -> set[str]:
+def expected_files(root: Path = ROOT) -> set[str]:
     """Every file the wheel must carry, as its path inside the wheel: each package folder's
     modules, and every other file below it that is not a package of its own (data: templates,
     report assets, harness templates, ...)."""
-    dirs = package_dirs()
+    dirs = package_dirs(root)
     own = {path.resolve() for path in dirs.values()}
     files = set()
     for package, folder in dirs.items():
@@ -217,7 +217,8 @@ def test_wheel_installs_and_runs(tmp_path):
     wheel = build_wheel(tmp_path / "build")
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
-    missing = sorted(expected_files() - names)
+    # the files of the sources the wheel was built from (the working tree may change meanwhile)
+    missing = sorted(expected_files(tmp_path / "build" / "src") - names)
     assert not missing, f"the wheel lacks {missing}: declare them in [tool.setuptools.package-data]"
     dist_info = f"foldsim-{wheel_version(wheel)}.dist-info"
     assert f"{dist_info}/licenses/LICENSE" in names or f"{dist_info}/LICENSE" in names, "the wheel carries no LICENSE"
@@ -244,11 +245,14 @@ def test_clean_install_from_registry(tmp_path):
     work.mkdir()
     smoke(venv, work, wheel_version(wheel))
     env = _clean_env(venv)
+    # the extras the exports and the report's plots need, as the install page says
+    _run([venv / "bin" / "python", "-m", "pip", "install", "-q", f"{wheel}[datasets,report]"], cwd=tmp_path,
+         timeout=1800)
     # the harness templates (package data) of an export
     _run([venv / "bin" / "foldsim", "export", "data", "--format", "vlmevalkit", "--task", "prediction",
           "--modality", "text", "--out", "vlm"], cwd=work, env=env)
-    # the report page's assets, with the extra it needs
-    _run([venv / "bin" / "python", "-m", "pip", "install", "-q", f"{wheel}[report]"], cwd=tmp_path, timeout=1800)
+    assert list((work / "vlm").glob("*.py")), "the export wrote no dataset class"
+    # the report page's assets
     truth = work / "data" / "PFHP_Prediction_Data.json"
     _run([venv / "bin" / "foldsim", "report", truth, truth, "--out", "report.html"], cwd=work, env=env)
     page = (work / "report.html").read_text(encoding="utf-8")
