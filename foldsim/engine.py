@@ -152,25 +152,34 @@ def pad3(rows: Sequence[Sequence[Sequence[int]]], length: int, width: int) -> np
     return out
 
 
+def hole_positions(out, row: np.ndarray, punch: np.ndarray, triangle: np.ndarray, punches: np.ndarray) -> np.ndarray:
+    """int64[H, 2]: where each hit (row, punch, triangle) of the compact kernel output lands seen
+    through the view, D-scaled lattice units: V A_t^T (p - D b_t), the kernel's own formula."""
+    point, den = punches[row, punch, :2].astype(np.int64), punches[row, punch, 2:3].astype(np.int64)
+    rel = point - den * out.shift[row, triangle]
+    preimage = np.einsum("hji,hj->hi", out.linear[row, triangle].astype(np.int64), rel)
+    return np.einsum("hij,hj->hi", out.view[row].astype(np.int64), preimage)
+
+
 def view_size(view: np.ndarray, cols: int, rows: int) -> tuple[int, int]:
     """Cells across and up of the sheet seen through the view (a quarter turn swaps them)."""
     return (cols, rows) if view[0, 0] != 0 else (rows, cols)
 
 
-def decode_holes(item: SheetItem, r: int, out, k: int) -> tuple[tuple[PointHole, ...], tuple[int, ...]]:
+def decode_holes(item: SheetItem, r: int, out, k: int, punches: np.ndarray) -> tuple[tuple[PointHole, ...], tuple[int, ...]]:
     """Row k of the kernel output as exact holes in the view frame."""
-    view = out.view[k]
-    wide, high = view_size(view, item.sheet.cols, item.sheet.rows)
+    wide, high = view_size(out.view[k], item.sheet.cols, item.sheet.rows)
+    punch, triangle = np.nonzero(out.first[k, : len(item.punches)])
+    row = np.full(len(punch), k)
+    seen = hole_positions(out, row, punch, triangle, punches)
     holes = []
-    for p, punch in enumerate(item.punches):
-        d = math.lcm(*(v.denominator for v in lattice_point(punch.x, punch.y, item.sheet.cols, item.sheet.rows, r)))
-        for t in np.flatnonzero(out.first[k, p]):
-            u = out.position[k, p, t]
-            x = (Fraction(int(u[0]), d) + r * wide) / (2 * r)
-            y = (Fraction(int(u[1]), d) + r * high) / (2 * r)
-            sign, offset = int(out.sign[k, t]), int(out.offset[k, t])
-            holes.append(PointHole(x, y, punch.shape, punch.size, (sign * punch.direction + 90 * offset) % 360,
-                                   bool(out.mirrored[k, t])))
+    for p, t, (u, v) in zip(punch.tolist(), triangle.tolist(), seen.tolist(), strict=True):
+        spec, d = item.punches[p], int(punches[k, p, 2])
+        x = (Fraction(u, d) + r * wide) / (2 * r)
+        y = (Fraction(v, d) + r * high) / (2 * r)
+        sign, offset = int(out.sign[k, t]), int(out.offset[k, t])
+        holes.append(PointHole(x, y, spec.shape, spec.size, (sign * spec.direction + 90 * offset) % 360,
+                               bool(out.mirrored[k, t])))
     holes.sort()
     return tuple(holes), tuple(int(n) for n in out.layers_under[k, : len(item.punches)])
 
@@ -236,8 +245,9 @@ def simulate_items(items: Iterable[SheetItem | dict], *, rigid_mesh: np.ndarray 
                 continue
             length = max([MIN_ACTION_ROWS, *(len(a) for a, _ in encoded)])
             width = max([MIN_PUNCH_ROWS, *(len(p) for _, p in encoded)])
-            out = run_mesh(mesh, pad3([a for a, _ in encoded], length, E.ACTION_WIDTH),
-                           pad3([p for _, p in encoded], width, 3), chunk_rows=chunk_rows)
+            punch_rows = pad3([p for _, p in encoded], width, 3)
+            out = run_mesh(mesh, pad3([a for a, _ in encoded], length, E.ACTION_WIDTH), punch_rows,
+                           chunk_rows=chunk_rows)
             for k, i in enumerate(valid):
                 item = pending[i][0]
                 code, step, detail = int(out.status.code[k]), int(out.status.step[k]), int(out.status.triangle[k])
@@ -256,7 +266,7 @@ def simulate_items(items: Iterable[SheetItem | dict], *, rigid_mesh: np.ndarray 
                     results[i] = Result(item.id, STATUS_OFF_PAPER, failure_reason(item, code, step, detail),
                                         failed_step=step + 1)
                 else:
-                    holes, under = decode_holes(item, r, out, k)
+                    holes, under = decode_holes(item, r, out, k, punch_rows)
                     results[i] = Result(item.id, STATUS_OK, holes=holes, layers_under=under)
         pending = retry
     return results

@@ -70,17 +70,19 @@ class EngineStep(NamedTuple):
 
 
 class EnginePunched(NamedTuple):
-    """A row's answer. Per punch and triangle: `first[p, t]` the punch goes through t and t stands
-    for a result hole (the topmost layer at that position), `position[p, t]` the hole's preimage
-    seen through the view (lattice units times the punch's D). Per triangle, the direction map of a
-    hole through it (`kernels.punch.direction_map`)."""
+    """A row's answer, compact: per punch and triangle only `first[p, t]` (the punch goes through t
+    and t stands for a result hole: the topmost layer at that position); the hole's place follows
+    from t's final placement (`hole_positions` on the host, for the hits only), so no per-punch
+    per-triangle coordinates leave the device. Per triangle, the direction map of a hole through it
+    (`kernels.punch.direction_map`)."""
 
     status: Status
     first: jnp.ndarray  # bool[P, T]
-    position: jnp.ndarray  # int32[P, T, 2]
     layers_under: jnp.ndarray  # int32[P]: distinct layers the punch goes through
-    sign: jnp.ndarray  # int32[T]
-    offset: jnp.ndarray  # int32[T]
+    linear: jnp.ndarray  # int8[T, 2, 2]: final placements
+    shift: jnp.ndarray  # int32[T, 2]
+    sign: jnp.ndarray  # int8[T]
+    offset: jnp.ndarray  # int8[T]
     mirrored: jnp.ndarray  # bool[T]
     view: jnp.ndarray  # int32[2, 2]
 
@@ -266,7 +268,7 @@ def punch_mesh(mesh: jnp.ndarray, state: MeshState, punch: jnp.ndarray) -> tuple
 def simulate_mesh_one(mesh: jnp.ndarray, actions: jnp.ndarray, punches: jnp.ndarray) -> EnginePunched:
     """Fold one row, then punch it (int32[P, 3])."""
     state, status = fold_mesh(mesh, actions)
-    first, position, layers_under = jax.vmap(lambda p: punch_mesh(mesh, state, p))(punches)
+    first, _, layers_under = jax.vmap(lambda p: punch_mesh(mesh, state, p))(punches)
     missed = (punches[:, 2] > 0) & ~first.any(-1)
     off_paper = (status.code == OK) & missed.any()
     status = Status(jnp.where(off_paper, OFF_PAPER, status.code).astype(jnp.int32),
@@ -274,7 +276,9 @@ def simulate_mesh_one(mesh: jnp.ndarray, actions: jnp.ndarray, punches: jnp.ndar
     # h = V A_t^T (A_t orthogonal, so A_t^T = A_t^-1), as multiply-and-sum
     h = (state.view[None, :, :, None] * jnp.swapaxes(state.linear, 1, 2)[:, None, :, :]).sum(2)
     sign, offset, mirrored = direction_map(h)
-    return EnginePunched(status, first, position, layers_under, sign, offset, mirrored, state.view)
+    i8 = lambda x: x.astype(jnp.int8)  # noqa: E731
+    return EnginePunched(status, first, layers_under, i8(state.linear), state.shift, i8(sign), i8(offset), mirrored,
+                         state.view)
 
 
 def trace_mesh_one(mesh: jnp.ndarray, actions: jnp.ndarray) -> tuple[MeshState, EngineStep, Status]:

@@ -13,7 +13,7 @@ import pytest
 
 from foldsim import kernels as K
 from foldsim.batching import run_chunked
-from foldsim.engine import rectangle_mesh, run_mesh, simulate_items, trace_item
+from foldsim.engine import hole_positions, rectangle_mesh, run_mesh, simulate_items, trace_item
 from foldsim.enumerate import enumerate_space, pad_actions
 from foldsim.families import mentalblackboard as MB
 from foldsim.rules import PHYSICAL
@@ -133,14 +133,15 @@ def test_mentalblackboard_preset_agrees_with_the_fast_path_on_the_whole_physical
         n = len(rows)
         locations = np.ascontiguousarray(np.broadcast_to(np.arange(32, dtype=np.int32), (n, 32)))
         fast = run_chunked(K.simulate_batch, [rows, locations, np.zeros((n, 32), np.int32)], [0, -1, 0], chunk)
-        general = run_mesh(MB.RIGID_MESH, MB.engine_actions(rows), MB.engine_punches(locations), chunk_rows=chunk)
+        punches = MB.engine_punches(locations)
+        general = run_mesh(MB.RIGID_MESH, MB.engine_actions(rows), punches, chunk_rows=chunk)
         assert (general.status.code == fast.status.code).all()
         assert (general.status.step == fast.status.step).all()
         unfolded = fast.folded.unfolded
         fast_code = salt[unfolded.location, unfolded.offset, unfolded.mirrored.astype(int)]  # [n, 32 triangles]
         fast_sum = np.where(fast.hits, fast_code[:, None, :], 0).sum(-1, dtype=np.int64)
         row, punch, triangle = np.nonzero(general.first)
-        located = MB.grid_index_of_positions(general.position[row, punch, triangle])
+        located = MB.grid_index_of_positions(hole_positions(general, row, punch, triangle, punches))
         assert (located >= 0).all()
         general_code = salt[located, general.offset[row, triangle], general.mirrored[row, triangle].astype(int)]
         general_sum = np.zeros((n, 32), np.int64)

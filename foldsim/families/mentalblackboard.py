@@ -71,18 +71,18 @@ def engine_simulated(rows, chunk_rows: int | None = None):
     32-triangle mesh instead of the 32-triangle kernel: the same Results, by another road."""
     import jax
 
-    from ..engine import run_mesh
+    from ..engine import hole_positions, run_mesh
     from ..simulate import Simulated, encode
 
     actions, locations, quarters = encode(rows)
     n, punches = locations.shape
     every = np.broadcast_to(EVERY_LOCATION, (n, K.sheet.N_TRIANGLES))
-    out = run_mesh(RIGID_MESH, engine_actions(actions), engine_punches(np.concatenate([locations, every], 1)),
-                   chunk_rows=chunk_rows)
+    punch_rows = engine_punches(np.concatenate([locations, every], 1))
+    out = run_mesh(RIGID_MESH, engine_actions(actions), punch_rows, chunk_rows=chunk_rows)
     codes, n_folds = jax.device_get(jax.jit(jax.vmap(K.unfolding_codes))(actions))
     first = out.first[:, :punches]  # [N, P, T]
     row, punch, triangle = np.nonzero(first)
-    location = grid_index_of_positions(out.position[row, punch, triangle])
+    location = grid_index_of_positions(hole_positions(out, row, punch, triangle, punch_rows))
     quarter = quarters[row, punch] & 3
     sign, offset = out.sign[row, triangle], out.offset[row, triangle]
     direction = (sign * quarter + offset) & 3
