@@ -12,15 +12,17 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from . import hotpath, parse, render, rewards, scaling, simulate, solve, verify
+from . import engine, hotpath, parse, render, rewards, scaling, simulate, solve, verify
 from .harness import REPO, Context, Options, device_key, machine, write_results
 
 FAMILIES = {"simulate": simulate, "scaling": scaling, "profile": hotpath, "verify": verify, "parse": parse,
-            "solve": solve, "render": render, "rewards": rewards}
+            "solve": solve, "render": render, "rewards": rewards, "engine": engine}
 RESULTS = REPO / "benchmarks" / "results.json"
 PLOT = REPO / "benchmarks" / "scaling.png"
 QUICK_RESULTS = REPO / "out" / "benchmarks-quick.json"  # a smoke test never overwrites the real figures
 QUICK_PLOT = REPO / "out" / "scaling-quick.png"
+ENGINE_PLOT = REPO / "benchmarks" / "engine_scaling.png"  # the general engine by sheet size and folds
+QUICK_ENGINE_PLOT = REPO / "out" / "engine-scaling-quick.png"
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 out_console = Console(width=None if sys.stdout.isatty() else 170)  # tables stay whole in logs
@@ -86,6 +88,9 @@ def main(
     if "error" not in results.get("scaling", {"error": None}):
         path = scaling.write_plot(results["scaling"], plot or (QUICK_PLOT if quick else PLOT))
         out_console.print(f"scaling plot: {path}")
+    if "error" not in results.get("engine", {"error": None}):
+        path = engine.write_plot(results["engine"], QUICK_ENGINE_PLOT if quick else ENGINE_PLOT)
+        out_console.print(f"engine scaling plot: {path}")
     path = out or (QUICK_RESULTS if quick else RESULTS)
     write_results(path, device_key(info), info, results, replace_entry=only is None)
     out_console.print(f"results: {path}")
