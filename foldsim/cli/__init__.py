@@ -7,6 +7,9 @@ from __future__ import annotations
 from . import core, dataset, evaluate  # noqa: F401  (importing registers the commands)
 from . import report  # noqa: F401  (report, browse)
 from . import export  # noqa: F401  (overlap, export)
+from . import sheets  # noqa: F401  (render-item)
+from . import fold  # noqa: F401  (fold: FOLD files)
+from . import families  # noqa: F401  (audit; generate --family)
 from .common import EXIT_INTERRUPTED, EXIT_USAGE, Interrupted, app, err
 from .common import error as print_error
 

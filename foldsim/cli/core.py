@@ -120,13 +120,35 @@ def enumerate_command(
     as_json: Annotated[bool, typer.Option("--json", help="print {rules, total, by_pattern, ...} as JSON")] = False,
     sheet: SheetOption = None, folds: FoldsOption = 2, lines: LinesOption = "grid,diagonal",
     sides: SidesOption = "both", faces: FacesOption = "front", punches: PunchesOption = "centres",
+    family: Annotated[str | None, typer.Option("--family", help="spatialviz | visfactor | srbench | mentalblackboard: "
+                                               "count that benchmark family's space (docs/families.md)")] = None,
+    level: Annotated[str | None, typer.Option("--level", help="with --family: one level (default: every level)")] = None,
 ) -> None:
     """Enumerate a rule set's configurations on the device and count them per pattern (SPEC §5);
     with --sheet, a general sheet family's realizable fold sequences per fold count
-    (docs/engine.md, "Configuration spaces")."""
+    (docs/engine.md, "Configuration spaces"); with --family, a benchmark family's space per level."""
     from ..enumerate import enumeration_report, render_enumeration
     from ..errors import InputError
 
+    if family is not None:
+        from ..families.base import family as family_of
+
+        try:
+            fam = family_of(family)
+            levels = [fam.level(level)] if level is not None else list(fam.levels.values())
+            bar, advance = counting_bar(f"enumerating {family}", "rows", console=err)
+            with bar:
+                counts = [fam.count_space(lv, on_progress=advance) for lv in levels]
+        except InputError as problem:
+            fail(problem)
+        if as_json:
+            print_json(counts[0] if len(counts) == 1 else counts)
+        else:
+            for c in counts:
+                out.print(f"{family} {c['level']}: {c['configurations']:,} configurations"
+                          + (f", {c['items']:,} items" if "items" in c else "")
+                          + (f" ({c['note']})" if "note" in c else ""), markup=False)
+        return
     if out_file is not None:
         check_output_path(out_file, "file")
     if sheet is not None:

@@ -42,8 +42,11 @@ def _worker_count(workers: int | None) -> int:
 
 @app.command()
 def generate(
-    task: Annotated[str, typer.Option("--task", help="prediction | planning | generalization | backward | choice | split | plan-choice")],
     out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (JSON, media, manifest)")],
+    task: Annotated[str | None, typer.Option("--task", help="prediction | planning | generalization | backward | choice | split | plan-choice")] = None,
+    family: Annotated[str | None, typer.Option("--family", help="spatialviz | visfactor | srbench: that benchmark's "
+                                               "items in its own format and foldsim's (docs/families.md); "
+                                               "mentalblackboard: the same as --task")] = None,
     group: Annotated[list[str] | None, typer.Option(
         "--group", help="structure group, e.g. two_step_with_rotation (repeatable; default: every group the task allows)")] = None,
     count: Annotated[int, typer.Option(
@@ -84,7 +87,15 @@ def generate(
     address: AddressOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {data, records, rendered, skipped, failed}")] = False,
 ) -> None:
-    """Generate a MentalBlackboard-format dataset by structure group, with the media asked for."""
+    """Generate a MentalBlackboard-format dataset by structure group, with the media asked for; with
+    --family, another benchmark's items (foldsim.families)."""
+    if family is not None and family != "mentalblackboard":
+        from .families import generate_family_command
+
+        generate_family_command(family, level, count, seed, out_dir, first_id, as_json)
+        return
+    if task is None:
+        fail("--task: give a task (or --family)")
     from ..errors import InputError
     from ..dataset.generate import GenerateOptions, default_groups, write_dataset
     from ..dataset.media import MediaRequest

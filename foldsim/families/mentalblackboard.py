@@ -97,3 +97,38 @@ def engine_simulated(rows, chunk_rows: int | None = None):
     return Simulated(status.tolist(), out.layers_under[:, punches:].tolist(),
                      [c[:k] for c, k in zip(codes.tolist(), n_folds.tolist(), strict=True)], offsets.tolist(),
                      punch.tolist(), location.tolist(), direction.tolist(), out.mirrored[row, triangle].tolist())
+
+
+# -- the family interface (foldsim.families.base) -----------------------------------------------------
+
+
+def _family_base():
+    from .base import Family, Level
+
+    class MentalBlackboardFamily(Family):
+        """MentalBlackboard in the family registry: its rules live in `foldsim.rules` (SPEC §5) and its
+        items come from `foldsim generate --task` (the benchmark's own record format)."""
+
+        name = "mentalblackboard"
+        summary = "MentalBlackboard: 4x4 sheet of 32 triangles, half folds and box diagonals, rotations (SPEC)"
+        levels = {"all": Level("all", 4, 4, (1, 4), (1, 3))}
+        lines = "the current box's midlines and (square box) diagonals: H1 H2 V1 V2 D1..D4"
+        side_rule = "named by the fold code"
+        punch_rule = "1-3 shaped holes at triangle centroids"
+        n_options = 5
+        native_file = ""
+
+        def count_space(self, level, on_progress=None) -> dict:
+            from ..enumerate import enumeration_report
+
+            report = enumeration_report("physical", on_progress=on_progress)
+            return {"family": self.name, "level": level.name, **report.summary(),
+                    "configurations": report.summary()["total"]}
+
+    return MentalBlackboardFamily
+
+
+def __getattr__(name: str):
+    if name == "MentalBlackboardFamily":
+        return _family_base()
+    raise AttributeError(name)

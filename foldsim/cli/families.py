@@ -1,0 +1,84 @@
+"""The family commands: `audit --family F ITEMS`, and the writer behind `generate --family`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import EXIT_ITEMS, EXIT_USAGE, app, err, error, fail, out, print_json
+
+
+def generate_family_command(name: str, level: str | None, count: int, seed: int, out_dir: Path, first_id: int,
+                            as_json: bool) -> None:
+    """`foldsim generate --family F`: both files, a summary line (or JSON)."""
+    from ..errors import InputError
+    from ..families.base import family, write_family
+
+    try:
+        fam = family(name)
+        if first_id != 1:
+            raise InputError("is not used with --family (ids are <family>_<n>)", field="--first-id")
+        written = write_family(fam, out_dir, count, seed, level, console=err)
+    except InputError as problem:
+        fail(problem)
+    if as_json:
+        print_json(written)
+    else:
+        out.print(f"wrote {written['count']} {name} items to {written['items']} and {written['native']}", markup=False)
+
+
+@app.command()
+def audit(
+    files: Annotated[list[Path], typer.Argument(help="items in foldsim's machine-readable family format (JSON/JSONL)")],
+    family: Annotated[str | None, typer.Option("--family", help="spatialviz | visfactor | srbench (the items' family; "
+                                               "records of another family are invalid)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object per file (a list for several)")] = False,
+) -> None:
+    """Re-simulate every item and say whether its keyed option is the physical answer, naming the
+    holes only the key has and only the physics has. Exit 0 when every key is physical; 1 when some
+    differ or are invalid (one line each); 2 when a file cannot be read."""
+    from ..errors import InputError
+    from ..families.audit import DIFFERS, INVALID, audit_records
+    from ..families.base import family as family_of
+    from ..io import read_records
+
+    if family is not None:
+        try:
+            family_of(family)
+        except InputError as problem:
+            fail(problem)
+    reports, code = [], 0
+    for path in files:
+        try:
+            records = read_records(path)
+        except InputError as problem:
+            error(problem)
+            code = EXIT_USAGE
+            continue
+        if family is not None:
+            records = [r if not isinstance(r, dict) or r.get("family") in (None, family)
+                       else {"id": r.get("id"), "item": None} for r in records]
+        report = audit_records(records, str(path))
+        reports.append(report)
+        if not report.all_ok:
+            code = max(code, EXIT_ITEMS)
+    if as_json:
+        summaries = [r.summary() for r in reports]
+        print_json(summaries[0] if len(summaries) == 1 else summaries)
+    for report in reports:
+        if not as_json:
+            s = report.summary()
+            out.print(f"{report.file}: {s['ok']}/{s['items']} keys are the physical answer", markup=False)
+        for item in report.items:
+            if item.verdict == INVALID:
+                err.print(f"error: {report.file}: {item.reason}", markup=False)
+            elif item.verdict == DIFFERS:
+                err.print(f"error: {report.file}: {item.reason}", markup=False)
+                if not as_json:
+                    for hole in item.only_key:
+                        out.print(f"    - key only:     ({hole.x}, {hole.y}) {hole.to_dict()}", markup=False)
+                    for hole in item.only_physics:
+                        out.print(f"    + physics only: ({hole.x}, {hole.y}) {hole.to_dict()}", markup=False)
+    raise typer.Exit(code)

@@ -1,0 +1,280 @@
+"""SpatialViz-Bench's paper folding (wangst0181/SpatialViz-Bench, create_paper_folding.py) as a
+family of the general engine. Rules (docs/families.md):
+
+- sheet: a grid of cols x rows unit cells; levels L0 3x3 / 2 folds / 1 hole, L1 4x4 / 2 / 2,
+  L2 5x5 / 3 / 3;
+- every fold but the last: horizontal or vertical, at an interior grid line of the CURRENT folded
+  rectangle; the smaller part moves (equal halves: bottom onto top, right onto left), so there is
+  never overhang and the paper stays a rectangle;
+- the last fold: a 45° corner fold along x ± y = integer through two cell centres on adjacent
+  edges of the rectangle (a corner triangle with legs 2 .. min(width, height) cells moves; a
+  square's main diagonal: top-right moves for "\\", top-left for "/");
+- holes: distinct circles at cell centres of the folded shape (cells cut in half by the 45°
+  crease included: such a hole lies on the crease and unfolds to one hole per layer).
+
+All of this is tracked exactly in Python (integer rectangles); the engine computes every key.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+
+from ..sheets import SIDE_SIGNS, Fold, Line, PointHole, Punch, SheetItem, SheetSpec
+from .base import Family, Level, Option, Plan, base_violations, count_sequences
+
+Q = Fraction
+TIES = {"H": "below", "V": "right"}
+
+
+def corner_folds(x0: int, y0: int, x1: int, y1: int) -> list[tuple[str, int, str, int, str]]:
+    """Every 45° corner fold of the rectangle: (family, at, moving side, legs, corner), unique lines."""
+    w, h = x1 - x0, y1 - y0
+    out = []
+    for legs in range(2, min(w, h) + 1):
+        out.append(("D", y1 - x0 - legs, "upper_left", legs, "top-left"))
+        out.append(("N", x1 + y1 - legs, "upper_right", legs, "top-right"))
+        if not (w == h == legs):  # a square's main diagonals: once each (top-left, top-right move)
+            out.append(("N", x0 + y0 + legs, "lower_left", legs, "bottom-left"))
+            out.append(("D", y0 - x1 + legs, "lower_right", legs, "bottom-right"))
+    return out
+
+
+def straight_folds(x0: int, y0: int, x1: int, y1: int) -> list[tuple[str, int, str, tuple[int, int, int, int]]]:
+    """Every H/V fold of the rectangle: (family, at, moving side, the rectangle after it)."""
+    out = []
+    for y in range(y0 + 1, y1):
+        below, above = y - y0, y1 - y
+        out.append(("H", y, "below", (x0, y, x1, y1)) if below <= above else ("H", y, "above", (x0, y0, x1, y)))
+    for x in range(x0 + 1, x1):
+        left, right = x - x0, x1 - x
+        out.append(("V", x, "left", (x, y0, x1, y1)) if left < right else ("V", x, "right", (x0, y0, x, y1)))
+    return out
+
+
+def phi(family: str, x: Fraction, y: Fraction) -> Fraction:
+    return {"H": y, "V": x, "D": y - x, "N": x + y}[family]
+
+
+def punch_cells(rect: tuple[int, int, int, int], family: str, at: int, mover: str) -> list[tuple[Fraction, Fraction]]:
+    """Cell centres of the rectangle not strictly on the moving side of the corner crease."""
+    x0, y0, x1, y1 = rect
+    sign = SIDE_SIGNS[family][mover]
+    return [(Q(2 * x + 1, 2), Q(2 * y + 1, 2)) for y in range(y0, y1) for x in range(x0, x1)
+            if sign * (phi(family, Q(2 * x + 1, 2), Q(2 * y + 1, 2)) - at) <= 0]
+
+
+class SpatialVizFamily(Family):
+    name = "spatialviz"
+    summary = "SpatialViz-Bench paper folding: grid folds of the current rectangle, a last 45° corner fold, cell-centre holes"
+    levels = {"L0": Level("L0", 3, 3, (2, 2), (1, 1)), "L1": Level("L1", 4, 4, (2, 2), (2, 2)),
+              "L2": Level("L2", 5, 5, (3, 3), (3, 3))}
+    lines = ("H/V: every interior grid line of the current folded rectangle; last fold: a 45° corner fold "
+             "x ± y = integer through two cell centres on adjacent edges")
+    side_rule = "the smaller part moves (equal halves: bottom onto top, right onto left); the corner triangle for the 45° fold"
+    punch_rule = "distinct circles at cell centres of the folded shape (a bisected cell's centre lies on the 45° crease)"
+    n_options = 4
+    task_type = "Choice"
+    native_file = "spatialviz.json"
+    distractor_rules = ("delete_row", "delete_column", "copy_row", "copy_column", "move_row", "move_column",
+                        "swap_columns")
+
+    # -- sampling ----------------------------------------------------------------------------------
+
+    def sample(self, rng: random.Random, level: Level) -> Plan | None:
+        rect = (0, 0, level.cols, level.rows)
+        folds, movers, steps = [], [], []
+        n = rng.randint(*level.folds)
+        for _ in range(n - 1):
+            x0, y0, x1, y1 = rect
+            kinds = [k for k, size in (("H", y1 - y0), ("V", x1 - x0)) if size >= 2]
+            if not kinds:
+                return None
+            kind = rng.choice(kinds)
+            family, at, mover, after = rng.choice([f for f in straight_folds(*rect) if f[0] == kind])
+            folds.append(Fold(Line(family, at=at), moves="smaller", tie=TIES[family]))
+            movers.append(mover)
+            steps.append({"fold": "horizontal" if family == "H" else "vertical", "at": at, "moves": mover})
+            rect = after
+        corners = corner_folds(*rect)
+        if not corners:
+            return None
+        family, at, mover, legs, corner = rng.choice(corners)
+        folds.append(Fold(Line(family, at=at), moves="smaller", tie=mover))
+        movers.append(mover)
+        steps.append({"fold": "diagonal", "family": family, "at": at, "moves": mover, "corner": corner, "legs": legs})
+        cells = punch_cells(rect, family, at, mover)
+        holes = rng.randint(*level.holes)
+        if len(cells) < holes:
+            return None
+        points = sorted(rng.sample(cells, holes))
+        item = SheetItem(SheetSpec(level.cols, level.rows), tuple(folds), tuple(Punch(x, y) for x, y in points))
+        return Plan(item, level.name, {"steps": steps, "folded": list(rect)}, tuple(movers))
+
+    # -- predicates --------------------------------------------------------------------------------
+
+    def rule_violations(self, item: SheetItem, level: Level) -> list[str]:
+        out = base_violations(item, level)
+        rect = (0, 0, item.sheet.cols, item.sheet.rows)
+        folds = [a for a in item.actions if isinstance(a, Fold)]
+        for i, fold in enumerate(folds):
+            last = i == len(folds) - 1
+            at = fold.line.at
+            if at is None or at.denominator != 1 or fold.moves != "smaller":
+                out.append(f"fold {i + 1}: not an integer line with the smaller part moving")
+                return out
+            if not last:
+                match = [f for f in straight_folds(*rect) if f[0] == fold.line.family and f[1] == at]
+                if not match or fold.tie != TIES[fold.line.family]:
+                    out.append(f"fold {i + 1}: not an interior grid line of the rectangle {rect} (or wrong tie)")
+                    return out
+                rect = match[0][3]
+            else:
+                match = [f for f in corner_folds(*rect) if f[0] == fold.line.family and f[1] == at]
+                if not match or fold.tie != match[0][2]:
+                    out.append(f"fold {i + 1}: not a 45° corner fold of the rectangle {rect}")
+                    return out
+                cells = set(punch_cells(rect, match[0][0], match[0][1], match[0][2]))
+                points = [(p.x, p.y) for p in item.punches]
+                if len(set(points)) != len(points) or not set(points) <= cells:
+                    out.append("punches: not distinct cell centres of the folded shape")
+        return out
+
+    # -- distractors -------------------------------------------------------------------------------
+
+    def offset_variants(self, plan: Plan) -> list[tuple[dict, SheetItem]]:
+        from .distractors import replace_fold
+
+        out = []
+        item = plan.item
+        for i, fold in enumerate(item.actions):
+            for delta in (-1, 1):
+                moved = Fold(Line(fold.line.family, at=fold.line.at + delta), moves="smaller", tie=fold.tie)
+                out.append(({"fold": i + 1, "at": str(moved.line.at), "should_be": str(fold.line.at)},
+                            replace_fold(item, i, moved)))
+        return out
+
+    def family_distractors(self, plan: Plan, key: tuple[PointHole, ...], rng: random.Random) -> list[Option]:
+        rows, cols = plan.item.sheet.rows, plan.item.sheet.cols
+        cells = {h.cell(rows) for h in key}
+        if None in cells:
+            return []
+        grid = [[(r, c) in cells for c in range(cols)] for r in range(rows)]
+        full_rows = [r for r in range(rows) if any(grid[r])]
+        full_cols = [c for c in range(cols) if any(grid[r][c] for r in range(rows))]
+        empty_rows = [r for r in range(rows) if not any(grid[r])]
+        empty_cols = [c for c in range(cols) if c not in full_cols]
+
+        def holes(cell_set) -> tuple[PointHole, ...]:
+            return tuple(sorted(PointHole(Q(2 * c + 1, 2), Q(2 * (rows - 1 - r) + 1, 2)) for r, c in cell_set))
+
+        def opt(name, cell_set, **detail) -> Option:
+            return Option(holes(cell_set), name, detail)
+
+        def row_edits(r: int) -> list[Option]:
+            out = [opt("delete_row", {x for x in cells if x[0] != r}, row=r + 1)]
+            for e in empty_rows:
+                copied = {(e, c) for (rr, c) in cells if rr == r}
+                out.append(opt("copy_row", cells | copied, row=r + 1, into=e + 1))
+                out.append(opt("move_row", {x for x in cells if x[0] != r} | copied, row=r + 1, into=e + 1))
+            return out
+
+        def col_edits(c: int) -> list[Option]:
+            out = [opt("delete_column", {x for x in cells if x[1] != c}, column=c + 1)]
+            for e in empty_cols:
+                copied = {(r, e) for (r, cc) in cells if cc == c}
+                out.append(opt("copy_column", cells | copied, column=c + 1, into=e + 1))
+                out.append(opt("move_column", {x for x in cells if x[1] != c} | copied, column=c + 1, into=e + 1))
+            return out
+
+        def swap(a: int, b: int) -> Option:
+            swapped = {(r, b if c == a else a if c == b else c) for r, c in cells}
+            return opt("swap_columns", swapped, columns=[a + 1, b + 1])
+
+        # the peer's choice first: a row or a column (both when every row and column has a hole)
+        if len(full_rows) == rows and len(full_cols) == cols:
+            r = rng.choice(full_rows)
+            first = [opt("delete_row", {x for x in cells if x[0] != r}, row=r + 1)]
+            if len(full_cols) > 1:
+                a, b = rng.sample(full_cols, 2)
+                first += [opt("delete_column", {x for x in cells if x[1] != a}, column=a + 1), swap(a, b)]
+        elif rng.random() < 0.5:
+            r = rng.choice(full_rows)
+            edits = row_edits(r)
+            e = rng.choice(empty_rows) if empty_rows else None
+            first = [edits[0]] + [o for o in edits[1:] if o.detail.get("into") == (e + 1 if e is not None else None)]
+        else:
+            c = rng.choice(full_cols)
+            edits = col_edits(c)
+            e = rng.choice(empty_cols) if empty_cols else None
+            first = [edits[0]] + [o for o in edits[1:] if o.detail.get("into") == (e + 1 if e is not None else None)]
+        rest = [o for r in full_rows for o in row_edits(r)] + [o for c in full_cols for o in col_edits(c)]
+        rest += [swap(a, b) for a in full_cols for b in full_cols if a < b]
+        rng.shuffle(rest)
+        return first + rest
+
+    # -- the family's own format -------------------------------------------------------------------
+
+    def native_rows(self, record: dict) -> list[dict]:
+        sheet = record["item"]["sheet"]
+        folds = len(record["item"]["actions"])
+        question = (f"The original paper is a {sheet['cols']}x{sheet['rows']} grid. The top row of images shows the "
+                    f"effect of folding the grid paper {folds} times. Folding operations include horizontal, vertical, "
+                    "and diagonal folds. The rightmost image in the top row shows the result after punching a hole. "
+                    "Which image shows the paper after it is unfolded? Black solid circles represent holes in the "
+                    "grid squares. Please choose from options A, B, C, or D.")
+        explanation = {}
+        for option in record["options"]:
+            if option["error"] is not None:
+                explanation[option["label"]] = explain(option["label"], option["error"], option["errorDetail"])
+        return [{"Category": "MentalFolding", "Task": "PaperFolding", "Level": "Level" + record["level"][1:],
+                 "Image_id": record["id"], "Question": question, "Choices": ["A", "B", "C", "D"],
+                 "Answer": record["answer"], "Explanation": explanation}]
+
+    # -- the space ---------------------------------------------------------------------------------
+
+    def count_space(self, level: Level, on_progress=None) -> dict:
+        """Fold sequences and items (sequence x hole set) exactly; the straight-fold prefixes are also
+        counted on the batched kernel (every interior grid line of the sheet with the smaller side
+        moving: lines off the current rectangle are not realizable there) and must agree."""
+        configs = items = 0
+        prefixes = [((0, 0, level.cols, level.rows), ())]
+        n_folds = level.folds[1]
+        for _ in range(n_folds - 1):
+            prefixes = [(after, seq + ((f, at),)) for rect, seq in prefixes for f, at, _, after in straight_folds(*rect)]
+        for rect, _ in prefixes:
+            for family, at, mover, _, _ in corner_folds(*rect):
+                configs += 1
+                n = len(punch_cells(rect, family, at, mover))
+                items += sum(math.comb(n, h) for h in range(level.holes[0], level.holes[1] + 1))
+        grid = [Fold(Line("H", at=y), moves="smaller", tie="below") for y in range(1, level.rows)]
+        grid += [Fold(Line("V", at=x), moves="smaller", tie="right") for x in range(1, level.cols)]
+        kernel = count_sequences(level.cols, level.rows, [grid] * (n_folds - 1), on_progress=on_progress)
+        if kernel.get(n_folds - 1, 1) != len(prefixes):
+            raise AssertionError(f"kernel counts {kernel} straight-fold prefixes, the rectangle walk {len(prefixes)}")
+        return {"family": self.name, "level": level.name, "sheet": f"{level.cols}x{level.rows}", "folds": n_folds,
+                "straight_prefixes": len(prefixes), "kernel_straight_prefixes": kernel.get(n_folds - 1, 1),
+                "configurations": configs, "items": items,
+                "note": "items = fold sequences x distinct cell-centre hole sets of the level's size"}
+
+
+def explain(label: str, error: str, detail: dict) -> str:
+    words = {
+        "delete_row": lambda d: f"it is missing holes on row {d['row']}",
+        "delete_column": lambda d: f"it is missing holes on column {d['column']}",
+        "copy_row": lambda d: f"it adds extra holes on row {d['into']}",
+        "copy_column": lambda d: f"it adds extra holes on column {d['into']}",
+        "move_row": lambda d: f"the holes that should be on row {d['row']} are shown on row {d['into']}",
+        "move_column": lambda d: f"the holes that should be on column {d['column']} are shown on column {d['into']}",
+        "swap_columns": lambda d: f"the holes in columns {d['columns'][0]} and {d['columns'][1]} are swapped",
+        "wrong_crease_offset": lambda d: f"fold {d['fold']} is unfolded along the wrong line",
+        "flap_not_moved": lambda d: f"fold {d['fold']} is ignored",
+        "mirrored_unfold": lambda d: f"fold {d['fold']} is unfolded to the wrong side",
+        "missing_layer": lambda d: "a hole through one of the layers is missing",
+    }
+    reason = words.get(error, lambda d: error)(detail)
+    return f"Option {label} is incorrect because {reason}."
+
+
+SPATIALVIZ = SpatialVizFamily()
