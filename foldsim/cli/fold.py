@@ -1,0 +1,71 @@
+"""`foldsim fold`: one FOLD file per item (foldsim.foldfile; docs/engine.md, "FOLD files")."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import app, check_output_path, fail, item_errors, items_exit_code, out, print_json, write_output
+
+#: characters kept in a file name made from an item id (the rest become "_")
+UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def file_name(name: str) -> str:
+    """`<id>.fold` with the id made safe as one file name (no folders, no leading dot)."""
+    safe = UNSAFE_NAME.sub("_", name)[:120].lstrip(".") or "item"
+    return f"{safe}.fold"
+
+
+@app.command("fold")
+def fold_command(
+    items: Annotated[Path, typer.Argument(help="general item records (JSON list or JSON Lines, see foldsim.sheets."
+                                               "item_from_record); MentalBlackboard records go through the preset")],
+    out_dir: Annotated[Path, typer.Option("--out", help="the folder to write one <id>.fold per item into")],
+    as_json: Annotated[bool, typer.Option("--json", help="print {items, written, failed, files}")] = False,
+) -> None:
+    """Write every item as a FOLD file (spec 1.2): the crease pattern of the final state, one folded
+    frame after each action with face orders, the holes under "foldsim:holes". Exit 1 when some
+    items have no file (one error line each; the others are written), 2 when the file cannot be read
+    or --out cannot be written."""
+    from ..errors import InputError, debugging, internal_error_text
+    from ..foldfile import fold_document
+    from ..io import read_records, record_name, record_object
+
+    check_output_path(out_dir, "dir")
+    try:
+        records = read_records(items)
+    except InputError as problem:
+        fail(problem)
+    errors: list[str] = []
+    written: list[str] = []
+    taken: dict[str, str] = {}
+    for index, record in enumerate(records):
+        name = record_name(record, index + 1)
+        try:
+            document = fold_document(record_object(record, name), index=index)
+            target = file_name(document["file_title"])
+            if target in taken:
+                raise InputError(f"{target} is already written for item {taken[target]} (item ids must differ)",
+                                 item=name, field="id")
+        except InputError as problem:
+            errors.append(str(problem if problem.item else problem.at(item=name)))
+            continue
+        except Exception as problem:  # noqa: BLE001  (one item's bug is that item's error line)
+            if debugging():
+                raise
+            errors.append(f"{name}: {internal_error_text(problem)}")
+            continue
+        taken[target] = name
+        write_output(out_dir / target, json.dumps(document, indent=1) + "\n")
+        written.append(target)
+    failed = item_errors(items, errors)
+    if as_json:
+        print_json({"items": len(records), "written": len(written), "failed": failed, "files": written})
+    else:
+        out.print(f"{items}: wrote {len(written)} of {len(records)} FOLD files to {out_dir}", markup=False)
+    raise typer.Exit(items_exit_code(failed))
