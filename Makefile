@@ -23,6 +23,7 @@ test: $(STAMP)
 	@command -v chromium >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \
 		(apt-get install -y -q chromium >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && \
 		 apt-get install -y -q chromium >/dev/null 2>&1))) || echo "chromium not installed: the browser tests will skip"
+	npm ci --prefix tests/node --no-audit --no-fund --loglevel=error  # FOLD readers for tests/test_foldfile.py (needs Node.js)
 	PYOPENGL_PLATFORM=egl $(BIN)/python -m pytest -q
 
 # the fuzz tests alone, with at least 10,000 examples each
