@@ -103,11 +103,12 @@ def encode_action(action, cols: int, rows: int, r: int) -> list[int]:
         row[E.LINE_MODE] = E.SQUARE_BOX if line.square_box else E.BOX
         row[E.NUM], row[E.DEN] = line.box_fraction.numerator, line.box_fraction.denominator
     if action.moves == "smaller":
-        row[E.SIDE_RULE], row[E.SIDE_A] = E.SMALLER, action.sign()
+        row[E.SIDE_RULE], row[E.TIE] = E.SMALLER, action.sign()
     elif action.moves == "away_from":
         px, py = lattice_point(*action.point, cols, rows, r)
         d = math.lcm(px.denominator, py.denominator)
         row[E.SIDE_RULE], row[E.SIDE_A], row[E.SIDE_B], row[E.SIDE_D] = E.AWAY_FROM, int(px * d), int(py * d), d
+        row[E.TIE] = action.sign()
     else:
         row[E.SIDE_RULE], row[E.SIDE_A] = E.NAMED, action.sign()
     row[E.FRONT] = int(action.front)

@@ -269,7 +269,7 @@ def resolve_fold(fold: Fold, pieces: Sequence[Piece], rigid: bool) -> ResolvedFo
     if fold.moves in named:
         sign = named[fold.moves]
     else:
-        tie = fold.tie if fold.moves == "smaller" else next(iter(named))
+        tie = fold.tie if fold.moves in ("smaller", "away_from") else next(iter(named))
         if fold.moves == "away_from":
             side = phi(family, fold.point) - c
             if side != 0:

@@ -101,6 +101,9 @@ class Line:
             if not 0 < fraction < 1:
                 raise InputError(f"must lie strictly between 0 and 1, got {fraction}", field="line.box")
             object.__setattr__(self, "box_fraction", fraction)
+        if self.square_box and (self.family not in ("D", "N") or self.box_fraction != Fraction(1, 2)):
+            raise InputError("only the box diagonals (D or N at 1/2 of the box) can require a square box",
+                             field="line.square")
 
     @classmethod
     def box(cls, family: str, fraction: object = Fraction(1, 2), *, square: bool = False) -> "Line":
@@ -117,8 +120,8 @@ class Line:
 class Fold:
     """Fold every layer on one side of `line` across it. `moves`: a named side of the family,
     "smaller" (with `tie` the named side that moves when both extents are equal) or "away_from"
-    (the side not holding `point`; the smaller side when the point is on the line). `front`: the
-    flap turns toward the viewer and lands on top (else away, underneath), reversed."""
+    (the side not holding `point`; when the point is on the line, as "smaller" with `tie`). `front`:
+    the flap turns toward the viewer and lands on top (else away, underneath), reversed."""
 
     line: Line
     moves: str = "smaller"
@@ -131,7 +134,7 @@ class Fold:
         if self.moves not in named and self.moves not in RULE_SIDES:
             raise InputError(f"must be one of {', '.join([*named, *RULE_SIDES])}, got {describe(self.moves)}",
                              field="fold.moves")
-        if self.moves == "smaller":
+        if self.moves in RULE_SIDES:
             tie = self.tie if self.tie is not None else next(iter(named))
             if tie not in named:
                 raise InputError(f"must be one of {', '.join(named)}, got {describe(tie)}", field="fold.tie")
@@ -145,9 +148,8 @@ class Fold:
             raise InputError(f"must be true or false, got {describe(self.front)}", field="fold.front")
 
     def sign(self) -> int:
-        """+1 / -1: the named side's functional sign (for "smaller": the tie side's)."""
-        named = SIDE_SIGNS[self.line.family]
-        return named[self.tie if self.moves == "smaller" else self.moves] if self.moves != "away_from" else 1
+        """+1 / -1: the functional's sign on the named side that moves (for the rules: on the tie side)."""
+        return SIDE_SIGNS[self.line.family][self.tie if self.moves in RULE_SIDES else self.moves]
 
 
 @dataclass(frozen=True)
@@ -332,7 +334,7 @@ def item_to_record(item: SheetItem) -> dict:
                 if action.line.square_box:
                     line["square"] = True
             entry = {"type": "fold", "line": line, "moves": action.moves, "front": action.front}
-            if action.moves == "smaller":
+            if action.moves in RULE_SIDES:
                 entry["tie"] = action.tie
             if action.point is not None:
                 entry["point"] = [str(action.point[0]), str(action.point[1])]

@@ -29,8 +29,8 @@ OFF_LATTICE = 5  # a box-relative line between lattice points; Status.triangle h
 GENERAL_STATUS_NAMES = ("ok", "crease_cuts_triangle", "empty_side", "oblique_crease", "off_paper", "off_lattice")
 
 # action fields
-KIND, FAMILY, LINE_MODE, NUM, DEN, SIDE_RULE, SIDE_A, SIDE_B, SIDE_D, FRONT = range(10)
-ACTION_WIDTH = 10
+KIND, FAMILY, LINE_MODE, NUM, DEN, SIDE_RULE, SIDE_A, SIDE_B, SIDE_D, FRONT, TIE = range(11)
+ACTION_WIDTH = 11
 # kinds
 NOOP, FOLD, ROTATE, FLIP = 0, 1, 2, 3
 # families: the functional n . p with n = (0,1) y, (1,0) x, (-1,1) y - x, (1,1) x + y
@@ -39,8 +39,8 @@ H, V, D, N = 0, 1, 2, 3
 # SQUARE_BOX: BOX that also needs a square box (MentalBlackboard's diagonals)
 ABSOLUTE, BOX, SQUARE_BOX = 0, 1, 2
 # side rules: NAMED (SIDE_A = +1 / -1: the side where the functional is above / below c moves);
-# SMALLER (the side of smaller extent in the box; SIDE_A breaks ties); AWAY_FROM the point
-# (SIDE_A, SIDE_B) / SIDE_D (smaller with SIDE_A = +1 when it is on the line)
+# SMALLER (the side of smaller extent in the box; TIE = +1 / -1 moves on equal extents); AWAY_FROM
+# the point (SIDE_A, SIDE_B) / SIDE_D (as SMALLER when the point is on the line)
 NAMED, SMALLER, AWAY_FROM = 0, 1, 2
 
 NORMALS = ((0, 1), (1, 0), (-1, 1), (1, 1))
@@ -141,12 +141,11 @@ def oblique_diagonal_cuts(action: jnp.ndarray, vertices: jnp.ndarray) -> jnp.nda
 def moving_sign(action: jnp.ndarray, value: jnp.ndarray, lo: jnp.ndarray, hi: jnp.ndarray) -> jnp.ndarray:
     """+1 / -1: which side of the line moves, by the action's side rule."""
     below, above = value - lo, hi - value
-    smaller = jnp.where(above < below, 1, jnp.where(below < above, -1, action[SIDE_A]))
+    smaller = jnp.where(above < below, 1, jnp.where(below < above, -1, action[TIE]))
     normal = jnp.asarray(NORMALS, jnp.int32)[action[FAMILY]]
     point_phi = normal[0] * action[SIDE_A] + normal[1] * action[SIDE_B]  # D-scaled
     scaled = value * jnp.maximum(action[SIDE_D], 1)
-    away = jnp.where(point_phi > scaled, -1, jnp.where(point_phi < scaled, 1, jnp.where(above < below, 1,
-                                                                                      jnp.where(below < above, -1, 1))))
+    away = jnp.where(point_phi > scaled, -1, jnp.where(point_phi < scaled, 1, smaller))
     rule = action[SIDE_RULE]
     return jnp.where(rule == NAMED, action[SIDE_A], jnp.where(rule == SMALLER, smaller, away)).astype(jnp.int32)
 
