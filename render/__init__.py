@@ -4,6 +4,9 @@
     images      2-D step images (Pillow) and the numbered sheet
     shapes      hole outlines as 2-D polygons (shared by the images and the 3-D animation)
     animation   3-D folding/unfolding videos
+
+General items (`foldsim.sheets`, any sheet): `items` (3-D frames and videos through the same
+renderer), `item_images` (2-D step images), both on `item_geometry` (docs/engine.md, Rendering).
 """
 
 from .images import numbered_sheet_image, step_images, write_images, write_numbered_sheet
@@ -12,11 +15,15 @@ from .text import final_text, grid_text, steps_text, write_text
 
 #: the 3-D renderer's exports, imported on first use: pyrender and EGL cost ~2 s to load
 _ANIMATION = ("AnimationOptions", "folding_frames", "unfolding_frames", "render_frame", "result_image", "write_videos")
+#: general items' media, imported on first use as well
+_ITEMS = ("render_item_video", "write_item_media", "item_folding_frames", "item_unfolding_frames", "item_result_image",
+          "render_item_frame")
+_ITEM_IMAGES = ("item_step_images", "write_item_images")
 
 __all__ = [
     "numbered_sheet_image", "step_images", "write_images", "write_numbered_sheet",
     "SIZE_SCALE", "fan_triangles", "hole_polygons",
-    "final_text", "grid_text", "steps_text", "write_text", *_ANIMATION,
+    "final_text", "grid_text", "steps_text", "write_text", *_ANIMATION, *_ITEMS, *_ITEM_IMAGES,
 ]
 
 
@@ -25,4 +32,12 @@ def __getattr__(name: str):
         from . import animation
 
         return getattr(animation, name)
+    if name in _ITEMS:
+        from . import items
+
+        return getattr(items, name)
+    if name in _ITEM_IMAGES:
+        from . import item_images
+
+        return getattr(item_images, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -46,8 +46,8 @@ from ..kernels.sheet import N_TRIANGLES, QUARTER_ROTATIONS
 from ..trace import Trace
 from .images import CENTROIDS, png_bytes
 # pyrender via scene: it sets up EGL first
-from .scene import (CREASE_LIFT, FRONT_TRIANGLES, Cut, HoleState, Look, SheetRenderer, hole_cuts, paper_looks,
-                    project)
+from .scene import (CREASE_LIFT, CREASE_RADIUS, FRONT_TRIANGLES, Cut, HoleState, Look, SheetGeometry, SheetRenderer,
+                    hole_cuts, paper_looks, project)
 from .text import require_ok
 
 Colour = tuple[int, int, int]
@@ -149,15 +149,20 @@ class Segment:
     """A run of frames of one motion: its progress per frame, the quarter turns applied after it
     (about the origin: unfolding happens in the final frame), the crease to draw, the caption, the
     holes' growth per frame (0 = not punched yet, 1 = full size) and how many of the initial holes
-    are punched per frame (None: all of them)."""
+    are punched per frame (None: all of them).
+
+    General items (render/items.py) give `turn` as a float[4, 4] affine map of 3-D points (their
+    rotations and flips: a flip also turns z over) and `geometry`, their mesh (None:
+    MentalBlackboard's 32 triangles); their crease may be several pieces, float[K, 2, 2]."""
 
     motion: M.Motion
     progress: np.ndarray  # float[F]
-    turn: int
-    crease: np.ndarray | None  # float[2, 2], sheet units, in the motion's own frame
+    turn: int | np.ndarray
+    crease: np.ndarray | None  # float[2, 2] (or [K, 2, 2]), sheet units, in the motion's own frame
     caption: str
     hole_scale: np.ndarray  # float[F]
     holes_open: np.ndarray | None = None  # int[F]
+    geometry: SheetGeometry | None = None
 
     def hole_states(self) -> list[HoleState]:
         """(holes punched, growth) of every frame: the key of its paper look."""
@@ -289,24 +294,46 @@ _FRAME_BUCKET = 8
 
 
 def carried(segment: Segment) -> np.ndarray:
-    """float[F, 96, 3]: the vertices of FRONT_TRIANGLES at every frame of the segment."""
+    """float[F, 3 T, 3]: the vertices of the front triangles (FRONT_TRIANGLES, or the segment's
+    geometry's) at every frame of the segment."""
     progress = np.asarray(segment.progress, np.float32)
     padded = np.resize(progress, -(-len(progress) // _FRAME_BUCKET) * _FRAME_BUCKET)  # repeats: discarded below
-    xyz = _carry(segment.motion, _VERTEX_TRIANGLE, _VERTEX_FLAT, padded)
+    if segment.geometry is None:
+        vertex_triangle, vertex_flat = _VERTEX_TRIANGLE, _VERTEX_FLAT
+    else:
+        vertex_triangle = np.repeat(np.arange(segment.geometry.count, dtype=np.int32), 3)
+        vertex_flat = segment.geometry.front.reshape(-1, 2)
+    xyz = _carry(segment.motion, vertex_triangle, vertex_flat, padded)
     return turned(np.asarray(xyz)[: len(progress)], segment.turn)
 
 
-def turned(xyz: np.ndarray, quarters: int) -> np.ndarray:
-    """Points float[..., 3] (or [..., 2]) turned in the sheet's plane by quarter turns about the origin."""
+def turned(xyz: np.ndarray, quarters: int | np.ndarray) -> np.ndarray:
+    """Points float[..., 3] (or [..., 2]) turned in the sheet's plane by quarter turns about the origin
+    (or, for a float[4, 4] `quarters`, mapped by that affine map: a general item's view; points in
+    the plane by its upper-left 2 x 2)."""
+    if isinstance(quarters, np.ndarray):
+        return _affine(xyz, quarters)
     out = np.array(xyz, dtype=np.float32)
     out[..., :2] = xyz[..., :2] @ QUARTER_ROTATIONS[quarters % 4].T.astype(np.float32)
     return out
 
 
+def _affine(xyz: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    xyz = np.asarray(xyz, np.float32)
+    if xyz.shape[-1] == 2:
+        return (xyz @ matrix[:2, :2].T).astype(np.float32)
+    return (xyz @ matrix[:3, :3].T + matrix[:3, 3]).astype(np.float32)
+
+
 def crease_ends(segment: Segment, triangles: np.ndarray) -> np.ndarray:
-    """float[2, 3]: the crease, turned like the sheet, just above the paper that stays put."""
+    """float[2, 3] (float[K, 2, 3] for a crease in pieces): the crease, turned like the sheet, just
+    above the paper that stays put."""
     resting = triangles[~np.asarray(segment.motion.moving)]
     z = (resting[..., 2].max() if resting.size else 0.0) + CREASE_LIFT
+    crease = np.asarray(segment.crease)
+    if crease.ndim == 3:
+        xy = turned(crease.reshape(-1, 2), segment.turn)
+        return np.c_[xy, np.full(len(xy), z)].reshape(-1, 2, 3).astype(np.float32)
     return np.c_[turned(segment.crease, segment.turn), np.full(2, z)]
 
 
@@ -388,13 +415,24 @@ def segment_looks(segments: Sequence[Segment], cuts: list[Cut], opts: AnimationO
                   channels: str = "R") -> dict[HoleState, Look]:
     """The paper look of every hole state the segments show, made once (per item); "R": the fast
     renderer's single-channel hole textures, "RGBA": pyrender's shader's."""
-    return paper_looks(cuts, [state for segment in segments for state in segment.hole_states()], opts, channels)
+    geometry = segments[0].geometry if segments else None
+    return paper_looks(cuts, [state for segment in segments for state in segment.hole_states()], opts, channels,
+                       geometry=geometry)
+
+
+def sheet_renderer(segments: Sequence[Segment], opts: AnimationOptions) -> SheetRenderer:
+    """The renderer of an item's segments: MentalBlackboard's sheet, or the segments' general mesh
+    (its crease rod as thick, relative to the camera distance, as MentalBlackboard's)."""
+    geometry = segments[0].geometry if segments else None
+    if geometry is None:
+        return SheetRenderer(opts)
+    return SheetRenderer(opts, geometry, CREASE_RADIUS * opts.camera_distance / AnimationOptions.camera_distance)
 
 
 def render_segments(segments: Sequence[Segment], cuts: list[Cut], opts: AnimationOptions) -> Iterator[np.ndarray]:
     """Every frame (H x W x 3 uint8) of `segments`, through one renderer freed at the end."""
     looks = segment_looks(segments, cuts, opts)
-    with SheetRenderer(opts) as renderer:
+    with sheet_renderer(segments, opts) as renderer:
         yield from draw_segments(renderer, segments, looks)
 
 
@@ -404,7 +442,7 @@ def draw_segments(renderer: SheetRenderer, segments: Sequence[Segment],
     the paper's vertices and look change; the crease and the caption change per segment."""
     for segment in segments:
         overlay = Overlay.of(segment.caption, renderer.opts)
-        positions = carried(segment).reshape(-1, N_TRIANGLES, 3, 3)
+        positions = carried(segment).reshape(len(segment.progress), -1, 3, 3)
         for triangles, state in zip(positions, segment.hole_states()):
             # the crease is rebuilt only when it moves: once per segment (the paper below stays put)
             renderer.set_crease(None if segment.crease is None else crease_ends(segment, triangles))
@@ -615,9 +653,19 @@ def write_media(trace: Trace, out_dir: str | Path, item_id: str, opts: Animation
     paths written, keyed as `video_paths`. Raises InputError (naming the item) for items the
     simulator could not answer."""
     require_ok(trace)
-    paths = video_paths(out_dir, item_id)
     folding, unfolding = folding_segments(trace, opts), unfolding_segments(trace, opts)
     looks = segment_looks([*folding, *unfolding, result_segment(trace, opts)], hole_cuts(trace), opts)
+    return write_segment_media(video_paths(out_dir, item_id), folding, unfolding, looks, opts,
+                               lambda renderer: _result_with(renderer, trace, looks), video=video, frames=frames)
+
+
+def write_segment_media(paths: dict[str, Path], folding: Sequence[Segment], unfolding: Sequence[Segment],
+                        looks: dict[HoleState, Look], opts: AnimationOptions, result, *, video: bool = True,
+                        frames: bool = False) -> dict[str, Path]:
+    """The folding and unfolding segments into MP4s (`video`) and/or frame folders (`frames`) at
+    `paths` (keyed as `video_paths`), and `result(renderer)` (a PIL image) as the result PNG, all
+    through one renderer, every file and folder atomically: MentalBlackboard items and general
+    items alike."""
     videos = (("folding", folding, opts.folding_fps), ("unfolding", unfolding, opts.unfolding_video_fps))
     sinks: dict[str, Mp4Sink | FramesSink] = {}
     written: dict[str, Path] = {}
@@ -627,7 +675,7 @@ def write_media(trace: Trace, out_dir: str | Path, item_id: str, opts: Animation
                 sinks[kind] = Mp4Sink(paths[kind], opts.width, opts.height, fps)
             if frames:
                 sinks[f"{kind}_frames"] = FramesSink(paths[f"{kind}_frames"])
-        with SheetRenderer(opts) as renderer:
+        with sheet_renderer(folding, opts) as renderer:
             for kind, segments, _ in videos:
                 mine = [key for key in sinks if key.startswith(kind)]
                 for frame in draw_segments(renderer, segments, looks):
@@ -635,7 +683,7 @@ def write_media(trace: Trace, out_dir: str | Path, item_id: str, opts: Animation
                         sinks[key].write(frame)
                 for key in mine:
                     written[key] = sinks.pop(key).commit()
-            atomic_write_bytes(paths["result"], png_bytes(_result_with(renderer, trace, looks)))
+            atomic_write_bytes(paths["result"], png_bytes(result(renderer)))
             written["result"] = paths["result"]
     finally:
         for sink in sinks.values():  # whatever was not committed: an error or an interrupt

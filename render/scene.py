@@ -6,6 +6,10 @@ its own single-sided primitive (front: counter-clockwise in the flat sheet; back
 with the opposite winding), so back-face culling shows whichever side faces the camera, in its own
 colour, with no z-fighting between the two.
 
+The paper is any flat triangle mesh (`SheetGeometry`): MentalBlackboard's 32 triangles by default
+(`MB_GEOMETRY`), or a general item's mesh (`SheetGeometry.of_triangles`, centred cell units, see
+render/items.py); the hole texture then spans that sheet's rectangle.
+
 Holes are real cut-outs. Triangles never overlap on the flat sheet, so one texture of the flat sheet
 carries every hole: its alpha is 0 inside each hole on each layer the hole goes through (drawn at that
 layer's flat place) and 255 elsewhere. Every paper vertex takes its flat-sheet position as texture
@@ -43,7 +47,7 @@ from ..kernels.sheet import FLAT_VERTICES, HALF, N_TRIANGLES  # noqa: E402
 from ..trace import Trace  # noqa: E402
 from .images import CENTROIDS  # noqa: E402
 from . import shaders  # noqa: E402
-from .shapes import hole_polygons  # noqa: E402
+from .shapes import Cut, hole_polygons  # noqa: E402
 
 if TYPE_CHECKING:
     from .animation import AnimationOptions
@@ -67,6 +71,7 @@ FLAT_UV = (FRONT_TRIANGLES + 2) / 4
 #: the back faces' vertex order: every triangle's winding reversed
 BACK_ORDER = np.arange(3 * N_TRIANGLES).reshape(N_TRIANGLES, 3)[:, [0, 2, 1]].ravel()
 TEXTURE_PIXELS = 1024  # side of the hole texture: 256 texels per grid cell
+MAX_TEXTURE_PIXELS = 2048  # a general sheet's texture side at most (fewer texels a cell on large sheets)
 SUPERSAMPLE = 4  # holes are drawn this much finer and averaged down, so their edges stay smooth
 MASK_CUTOFF = 0.5  # texture alpha under which the paper is cut away
 CREASE_LIFT = M.LAYER_GAP / 2  # the crease line floats just above the paper that stays put
@@ -75,14 +80,51 @@ CREASE_RADIUS = 0.015
 _BASE_COLOUR_LINE = "base_color = base_color * srgb_to_linear(texture(material.base_color_texture, uv_0));\n"
 
 
-@dataclass(frozen=True)
-class Cut:
-    """One hole through one layer, on the flat sheet (sheet units): its centre, the pivot the punch
-    grows it about, and the polygons whose union is its outline."""
+@dataclass(frozen=True, eq=False)
+class SheetGeometry:
+    """The flat sheet the renderer dresses: its triangles (counter-clockwise, sheet units, y up) and
+    the rectangle [low, low + size] its hole texture covers, `pixels` (width, height) texels."""
 
-    centre: np.ndarray  # float[2]
-    polygons: tuple[np.ndarray, ...]  # float[N, 2] each
-    hole: int = 0  # which initial hole (index into the config's holes) the punch made it for
+    front: np.ndarray  # float32[T, 3, 2]
+    low: tuple[float, float]
+    size: tuple[float, float]
+    pixels: tuple[int, int]
+
+    @classmethod
+    def of_triangles(cls, triangles: np.ndarray, texels_per_unit: int | None = None) -> "SheetGeometry":
+        """The geometry of flat triangles float[T, 3, 2] (any winding), its texture the triangles'
+        bounding box at `texels_per_unit` (default: 256 a unit, at most MAX_TEXTURE_PIXELS a side)."""
+        front = _counter_clockwise(np.asarray(triangles, np.float32))
+        points = front.reshape(-1, 2).astype(np.float64)
+        low, high = points.min(0), points.max(0)
+        size = high - low
+        per_unit = texels_per_unit or max(16, min(TEXTURE_PIXELS // 4, int(MAX_TEXTURE_PIXELS // size.max())))
+        pixels = np.maximum(1, np.ceil(size * per_unit)).astype(int)
+        return cls(front, (float(low[0]), float(low[1])), (float(size[0]), float(size[1])),
+                   (int(pixels[0]), int(pixels[1])))
+
+    @property
+    def count(self) -> int:
+        return len(self.front)
+
+    @property
+    def uv(self) -> np.ndarray:
+        """float32[T, 3, 2]: texture coordinates of the front triangles' vertices (v up)."""
+        return ((self.front - np.float32(self.low)) / np.float32(self.size)).astype(np.float32)
+
+    @property
+    def back_order(self) -> np.ndarray:
+        return np.arange(3 * self.count).reshape(self.count, 3)[:, [0, 2, 1]].ravel()
+
+    def texel(self, points: np.ndarray, scale: int = 1) -> np.ndarray:
+        """float[N, 2]: (column, row) of flat-sheet points in the texture drawn `scale` times finer
+        (first row: the sheet's top edge; pixel centres at whole numbers)."""
+        uv = (np.asarray(points, float) - self.low) / self.size
+        return np.stack([uv[:, 0], 1 - uv[:, 1]], axis=1) * np.multiply(self.pixels, scale) - 0.5
+
+
+#: MentalBlackboard's sheet: the 32 triangles, the texture [-2, 2]^2 at TEXTURE_PIXELS a side
+MB_GEOMETRY = SheetGeometry(FRONT_TRIANGLES, (-2.0, -2.0), (4.0, 4.0), (TEXTURE_PIXELS, TEXTURE_PIXELS))
 
 
 def hole_cuts(trace: Trace) -> list[Cut]:
@@ -117,20 +159,28 @@ def texel(points: np.ndarray, pixels: int) -> np.ndarray:
 
 
 def hole_mask(cuts: list[Cut], growth: float, pixels: int = TEXTURE_PIXELS,
-              supersample: int = SUPERSAMPLE) -> np.ndarray:
+              supersample: int = SUPERSAMPLE, geometry: SheetGeometry | None = None) -> np.ndarray:
     """uint8[pixels, pixels]: alpha of the flat sheet, 0 inside every cut grown to `growth` of its
     size about its centre (the punch opening it), 255 elsewhere; the first row is the top edge.
+    With `geometry` (a general sheet): uint8[height, width] of its texture (`pixels` unused).
 
     Each cut is drawn `supersample` times finer in a patch around it and averaged down into place
     (a cut is a few dozen texels wide, so this costs a fraction of drawing the whole sheet finely).
     """
-    alpha = np.full((pixels, pixels), 255, np.uint8)
-    fine = pixels * supersample
+    if geometry is None:
+        alpha = np.full((pixels, pixels), 255, np.uint8)
+        fine = pixels * supersample
+        to_texel = lambda points: texel(points, fine)  # noqa: E731
+        limit = pixels
+    else:
+        alpha = np.full(geometry.pixels[::-1], 255, np.uint8)
+        to_texel = lambda points: geometry.texel(points, supersample)  # noqa: E731
+        limit = np.asarray(geometry.pixels)
     for cut in cuts:
-        polygons = [texel(cut.centre + growth * (polygon - cut.centre), fine) for polygon in cut.polygons]
+        polygons = [to_texel(cut.centre + growth * (polygon - cut.centre)) for polygon in cut.polygons]
         points = np.concatenate(polygons)
-        low = np.clip(np.floor(points.min(0) / supersample).astype(int) - 1, 0, pixels)  # texels, (col, row)
-        high = np.clip(np.ceil(points.max(0) / supersample).astype(int) + 2, 0, pixels)
+        low = np.clip(np.floor(points.min(0) / supersample).astype(int) - 1, 0, limit)  # texels, (col, row)
+        high = np.clip(np.ceil(points.max(0) / supersample).astype(int) + 2, 0, limit)
         if (high <= low).any():
             continue
         patch = Image.new("L", tuple((high - low) * supersample), 255)
@@ -178,13 +228,15 @@ HoleState = tuple[int, float]
 
 
 def paper_looks(cuts: list[Cut], states: list[HoleState], opts: AnimationOptions,
-                channels: str = "RGBA") -> dict[HoleState, Look]:
+                channels: str = "RGBA", geometry: SheetGeometry | None = None) -> dict[HoleState, Look]:
     """Paper materials for each hole state of a video (growth 0 or no hole punched: uncut), so frames
-    that share a state share one texture, uploaded once."""
+    that share a state share one texture, uploaded once. `geometry`: a general sheet's (None:
+    MentalBlackboard's)."""
     looks = {}
     for opened, growth in sorted(set(states)):
         cut = [c for c in cuts if c.hole < opened]
-        looks[opened, growth] = paper_materials(hole_mask(cut, growth) if growth > 0 and cut else None, opts, channels)
+        mask = hole_mask(cut, growth, geometry=geometry) if growth > 0 and cut else None
+        looks[opened, growth] = paper_materials(mask, opts, channels)
     return looks
 
 
@@ -199,9 +251,15 @@ def paper_mesh(triangles: np.ndarray, materials: Look) -> pyrender.Mesh:
     return pyrender.Mesh([front, back])
 
 
-def crease_mesh(ends: np.ndarray, opts: AnimationOptions) -> pyrender.Mesh:
-    """A thin dark rod along the crease, `ends` float[2, 3]."""
-    rod = trimesh.creation.cylinder(radius=CREASE_RADIUS, segment=ends, sections=8)
+def crease_mesh(ends: np.ndarray, opts: AnimationOptions, radius: float = CREASE_RADIUS) -> pyrender.Mesh:
+    """A thin dark rod along the crease, `ends` float[2, 3] (or one rod per segment, float[K, 2, 3]:
+    a crease over paper with gaps)."""
+    ends = np.asarray(ends)
+    if ends.ndim == 2:
+        rod = trimesh.creation.cylinder(radius=radius, segment=ends, sections=8)
+    else:
+        rod = trimesh.util.concatenate([trimesh.creation.cylinder(radius=radius, segment=pair, sections=8)
+                                        for pair in ends])
     return pyrender.Mesh.from_trimesh(rod, material=_material(opts.crease_colour, double_sided=True), smooth=False)
 
 
@@ -334,23 +392,30 @@ class SheetRenderer:
     Use it as a context manager; `frame()` returns H x W x 3 uint8 (a new array per call).
     """
 
-    def __init__(self, opts: AnimationOptions):
+    def __init__(self, opts: AnimationOptions, geometry: SheetGeometry | None = None,
+                 crease_radius: float = CREASE_RADIUS):
         self.opts = opts
+        self.crease_radius = crease_radius
         self._offscreen: pyrender.OffscreenRenderer | None = None
         self._shader_dir: tempfile.TemporaryDirectory | None = None
-        vertices = FRONT_TRIANGLES.reshape(-1, 2)
+        if geometry is None:  # MentalBlackboard's sheet
+            front, uv_all, back_order = FRONT_TRIANGLES, FLAT_UV, BACK_ORDER
+        else:
+            front, uv_all, back_order = geometry.front, geometry.uv, geometry.back_order
+        self._back_order = back_order
+        vertices = front.reshape(-1, 2)
         flat = np.c_[vertices, np.zeros(len(vertices))].astype(np.float32)
         up = np.tile(np.float32([0, 0, 1]), (len(flat), 1))
-        uv = FLAT_UV.reshape(-1, 2).astype(np.float32)
+        uv = uv_all.reshape(-1, 2).astype(np.float32)
         plain = paper_materials(None, opts)
         self._front = pyrender.Primitive(positions=flat, normals=up, texcoord_0=uv, material=plain[0])
-        self._back = pyrender.Primitive(positions=flat[BACK_ORDER], normals=-up, texcoord_0=uv[BACK_ORDER],
+        self._back = pyrender.Primitive(positions=flat[back_order], normals=-up, texcoord_0=uv[back_order],
                                         material=plain[1])
         # the interleaved vertex buffers, texture coordinates filled once
         self._front_data = np.zeros((len(flat), _VERTEX_FLOATS), np.float32)
         self._back_data = np.zeros((len(flat), _VERTEX_FLOATS), np.float32)
         self._front_data[:, 6:] = uv
-        self._back_data[:, 6:] = uv[BACK_ORDER]
+        self._back_data[:, 6:] = uv[back_order]
         ambient = [opts.ambient_light] * 3
         self.scene = pyrender.Scene(bg_color=[c / 255 for c in opts.background_colour] + [1.0], ambient_light=ambient)
         self.scene.add(pyrender.Mesh([self._front, self._back]))
@@ -399,11 +464,12 @@ class SheetRenderer:
         self._projection = view_projection(opts)
 
     def set_paper(self, triangles: np.ndarray, look: Look) -> None:
-        """Place the sheet (`triangles` float[32, 3, 3], vertex order as FRONT_TRIANGLES) and dress it."""
+        """Place the sheet (`triangles` float[T, 3, 3], vertex order as the geometry's front
+        triangles: FRONT_TRIANGLES by default) and dress it."""
         vertices = triangles.reshape(-1, 3)
         normals = np.repeat(face_normals(triangles), 3, axis=0)
         self._front_data[:, :3], self._front_data[:, 3:6] = vertices, normals
-        self._back_data[:, :3], self._back_data[:, 3:6] = vertices[BACK_ORDER], -normals[BACK_ORDER]
+        self._back_data[:, :3], self._back_data[:, 3:6] = vertices[self._back_order], -normals[self._back_order]
         self._front.material, self._back.material = look
         for primitive, data in ((self._front, self._front_data), (self._back, self._back_data)):
             if primitive._vaid is None:  # not uploaded yet: the first render uploads these
@@ -414,14 +480,15 @@ class SheetRenderer:
                 GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
 
     def set_crease(self, ends: np.ndarray | None) -> None:
-        """Show the crease rod between `ends` float[2, 3] (rebuilt only when they change), or hide it."""
+        """Show the crease rod between `ends` float[2, 3] (or rods, float[K, 2, 3]; rebuilt only when
+        they change), or hide it."""
         if ends is not None and self._crease_ends is not None and np.array_equal(ends, self._crease_ends):
             return
         if self._crease is not None:
             self.scene.remove_node(self._crease)
             self._crease, self._crease_ends = None, None
         if ends is not None:
-            self._crease = self.scene.add(crease_mesh(ends, self.opts))
+            self._crease = self.scene.add(crease_mesh(ends, self.opts, self.crease_radius))
             self._crease_ends = np.array(ends)
 
     def covered(self) -> tuple[int, int, int, int]:
@@ -429,7 +496,7 @@ class SheetRenderer:
         touch, their projected bounding box grown by COVER_MARGIN, clipped to the frame."""
         points = self._front_data[:, :3]
         if self._crease_ends is not None:
-            points = np.concatenate([points, self._crease_ends])
+            points = np.concatenate([points, self._crease_ends.reshape(-1, 3)])
         pixels = project_with(self._projection, points, self.opts)
         low = np.floor(pixels.min(0)).astype(int) - COVER_MARGIN
         high = np.ceil(pixels.max(0)).astype(int) + COVER_MARGIN + 1

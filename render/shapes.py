@@ -14,6 +14,8 @@ horizontal, "T"/"TA" upright).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 #: radius-like scale of each hole size, in sheet units (a cell is 1)
@@ -100,6 +102,16 @@ def hole_polygons(
     return polygons
 
 
+@dataclass(frozen=True)
+class Cut:
+    """One hole through one layer, on the flat sheet (sheet units): its centre, the pivot the punch
+    grows it about, and the polygons whose union is its outline."""
+
+    centre: np.ndarray  # float[2]
+    polygons: tuple[np.ndarray, ...]  # float[N, 2] each
+    hole: int = 0  # which initial hole (index into the config's holes) the punch made it for
+
+
 def fan_triangles(polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Triangulate one polygon of `hole_polygons` as a fan about its vertex mean.
 
@@ -110,3 +122,22 @@ def fan_triangles(polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     index = np.arange(n)
     faces = np.stack([np.full(n, n), index, (index + 1) % n], axis=1)
     return vertices, faces
+
+
+def outline_polygons(shape: str, size: str, degrees: float, centre: tuple[float, float] | np.ndarray = (0.0, 0.0)
+                     ) -> list[np.ndarray]:
+    """`hole_polygons` for a general item's punch: turned by any whole number of `degrees`
+    counter-clockwise (quarter turns give exactly `hole_polygons`'s points). A shape or size this
+    module does not draw is drawn as a small circle's outline would be: a circle, or the small size."""
+    if degrees % 90 == 0:
+        known = shape if shape in _SHAPES else "circle"
+        return hole_polygons(known, size if size in SIZE_SCALE else "small", int(degrees // 90) % 4, centre)
+    angle = np.radians(degrees)
+    turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    linear = SIZE_SCALE.get(size, SIZE_SCALE["small"]) * turn
+    units = _unit_polygons(shape if shape in _SHAPES else "circle")
+    return [unit @ linear.T + np.asarray(centre, dtype=float) for unit in units]
+
+
+#: the shapes `_unit_polygons` draws
+_SHAPES = ("circle", "ellipse", "square", "rectangle", "triangle", "trapezoid", "star", "letter", "text")

@@ -1,0 +1,285 @@
+"""2-D step images of general items (`foldsim.sheets.SheetItem`), drawn with Pillow in the style of
+render/images.py (supersampled, box-filtered down, deterministic bytes).
+
+One PNG per state, from the engine's history (`foldsim.engine.trace_item`):
+
+- `<id>_step_<k>.png` (k = 0 .. n-1): the paper after k actions, seen from the viewer: every layer
+  painted bottom to top (paper, its grid lines, its outline), so a flap covers what lies under it
+  and its edges show; the next action marked on it: a fold's crease as a dashed line (dash-dot for
+  a fold away from the viewer) over the paper it folds, and an arrow from the moving side to where
+  it lands (solid head: toward the viewer; open head: away); a rotation as a turning arrow, a flip
+  as a double arrow;
+- `<id>_punching.png`: the folded paper with every punch's outline at its point;
+- `<id>_result.png`: the opened sheet seen through the item's rotations and flips, with every hole
+  where the punch cut it (a punch on a crease: one hole across it).
+
+All images of an item share one scale and frame, so states can be compared side by side.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from ..engine import ItemTrace
+from ..io import atomic_write_bytes
+from ..kernels import motion as M
+from ..sheets import Fold, Rotate, SheetItem
+from .images import Frame, ImageStyle, _canvas, _finish, _font, image_dir, png_bytes
+from .item_geometry import after, crease_pieces, item_cuts, item_trace, placed_lattice, view_transforms
+
+#: the items' images: square, no legend
+ITEM_STYLE = ImageStyle(width=480, height=480)
+MARK = (200, 30, 30)  # fold lines and arrows
+OUTLINE = (0, 0, 0)
+GRID = (170, 170, 170)
+MARGIN = 0.7  # cells around the paper (room for the arrows)
+DASH = 0.18  # cells: a dash and a gap of the fold line
+
+
+# -- geometry ---------------------------------------------------------------------------------------
+
+
+def grid_edges(trace: ItemTrace) -> np.ndarray:
+    """bool[T, 3]: edge (v_i, v_(i+1)) of each flat triangle lies on a cell line of the sheet."""
+    flat = np.asarray(trace.mesh, np.int64)  # lattice: a cell line is X = 2r x - r cols with x whole
+    r, cols, rows = trace.resolution, trace.item.sheet.cols, trace.item.sheet.rows
+    nxt = np.roll(flat, -1, axis=1)
+    on_x = (flat[..., 0] == nxt[..., 0]) & ((flat[..., 0] + r * cols) % (2 * r) == 0)
+    on_y = (flat[..., 1] == nxt[..., 1]) & ((flat[..., 1] + r * rows) % (2 * r) == 0)
+    return on_x | on_y
+
+
+def boundary_edges(vertices: np.ndarray) -> np.ndarray:
+    """int64[E, 2, 2]: the edges of lattice triangles int64[T, 3, 2] that belong to one of them only
+    (the outline of a set of triangles that do not overlap)."""
+    a, b = vertices, np.roll(vertices, -1, axis=1)
+    edges = np.stack([a, b], axis=2).reshape(-1, 2, 2)
+    first = (edges[:, 0, 0] < edges[:, 1, 0]) | ((edges[:, 0, 0] == edges[:, 1, 0]) & (edges[:, 0, 1] <= edges[:, 1, 1]))
+    key = np.where(first[:, None, None], edges, edges[:, ::-1])
+    unique, counts = np.unique(key.reshape(-1, 4), axis=0, return_counts=True)
+    return unique[counts == 1].reshape(-1, 2, 2)
+
+
+def item_frame(trace: ItemTrace, style: ImageStyle) -> Frame:
+    """One frame for every image of the item: the paper of every state and the opened sheet
+    (centred cell units) fitted, MARGIN cells around."""
+    points = [placed_lattice(trace, k).reshape(-1, 2) / (2.0 * trace.resolution)
+              for k in range(len(trace.item.actions) + 1)]
+    view = after(view_transforms(trace), -1)[:2, :2]
+    points.append(M.flat_triangles(trace).reshape(-1, 2) @ view.T)
+    everything = np.concatenate(points)
+    low, high = everything.min(0) - MARGIN, everything.max(0) + MARGIN
+    width, height = style.width * style.supersample, style.height * style.supersample
+    scale = min(width / (high[0] - low[0]), height / (high[1] - low[1]))
+    middle = (low + high) / 2
+    return Frame(scale, width / 2 - scale * middle[0], height / 2 + scale * middle[1])
+
+
+# -- drawing ----------------------------------------------------------------------------------------
+
+
+def _width(style: ImageStyle, pixels: float) -> int:
+    return max(1, round(pixels * style.supersample))
+
+
+def _segment(draw: ImageDraw.ImageDraw, frame: Frame, ends: np.ndarray, colour, width: int) -> None:
+    """A line with round ends (joins of consecutive edges stay closed)."""
+    (x0, y0), (x1, y1) = frame.pixels(ends)
+    draw.line([(x0, y0), (x1, y1)], fill=colour, width=width)
+    radius = width / 2
+    for x, y in ((x0, y0), (x1, y1)):
+        draw.ellipse([x - radius, y - radius, x + radius, y + radius], fill=colour)
+
+
+def draw_paper(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int, style: ImageStyle,
+               view: np.ndarray | None = None) -> None:
+    """The paper after k actions, layer by layer from the bottom: paper, grid lines, outline.
+    `view` (float[2, 2]) maps the drawing (the result: the flat sheet seen through the view)."""
+    lattice = placed_lattice(trace, k)
+    two_r = 2.0 * trace.resolution
+    linear = np.eye(2) if view is None else view
+    layer = np.asarray(trace.states.layer[k])
+    grid = grid_edges(trace)
+    for level in np.unique(layer):
+        mine = layer == level
+        triangles = lattice[mine] / two_r @ linear.T
+        for triangle in triangles:
+            draw.polygon(frame.pixels(triangle), fill=style.paper)
+        nxt = np.roll(triangles, -1, axis=1)
+        for triangle, following, flags in zip(triangles, nxt, grid[mine]):
+            for i in np.flatnonzero(flags):
+                _segment(draw, frame, np.stack([triangle[i], following[i]]), GRID, _width(style, 1.0))
+        for edge in boundary_edges(lattice[mine]):
+            _segment(draw, frame, edge / two_r @ linear.T, OUTLINE, _width(style, 2.0))
+
+
+def _dashed(draw: ImageDraw.ImageDraw, frame: Frame, ends: np.ndarray, colour, width: int,
+            pattern: tuple[float, ...]) -> None:
+    """A dashed line along `ends` float[2, 2] (sheet units); `pattern`: dash, gap, dash, gap ..."""
+    start, stop = ends
+    length = float(np.linalg.norm(stop - start))
+    if length == 0:
+        return
+    unit = (stop - start) / length
+    position, index = 0.0, 0
+    while position < length:
+        step = pattern[index % len(pattern)]
+        if index % 2 == 0:
+            _segment(draw, frame, np.stack([start + unit * position, start + unit * min(length, position + step)]),
+                     colour, width)
+        position += step
+        index += 1
+
+
+def _arrow_head(draw: ImageDraw.ImageDraw, frame: Frame, tip: np.ndarray, direction: np.ndarray, size: float,
+                filled: bool, width: int) -> None:
+    direction = direction / max(np.linalg.norm(direction), 1e-9)
+    side = np.array([-direction[1], direction[0]])
+    corners = np.stack([tip, tip - size * direction + 0.5 * size * side, tip - size * direction - 0.5 * size * side])
+    if filled:
+        draw.polygon(frame.pixels(corners), fill=MARK)
+    else:
+        draw.polygon(frame.pixels(corners), outline=MARK, width=width)
+
+
+def _curve(start: np.ndarray, stop: np.ndarray, bulge: np.ndarray, points: int = 24) -> np.ndarray:
+    """A quadratic Bezier curve from start to stop through the control point mid + bulge."""
+    control = (start + stop) / 2 + bulge
+    t = np.linspace(0, 1, points)[:, None]
+    return (1 - t) ** 2 * start + 2 * (1 - t) * t * control + t ** 2 * stop
+
+
+def draw_fold_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int, style: ImageStyle) -> None:
+    """Fold k on the paper before it: its crease dashed (dash-dot away from the viewer), an arrow from
+    the moving paper's centre across the crease to where it lands."""
+    action = trace.item.actions[k]
+    pieces = crease_pieces(trace, k)
+    width = _width(style, 2.5)
+    pattern = (DASH, DASH * 0.7) if action.front else (DASH, DASH * 0.5, DASH * 0.25, DASH * 0.5)
+    for ends in [] if pieces is None else pieces:
+        _dashed(draw, frame, ends, MARK, width, pattern)
+    moving = placed_lattice(trace, k)[np.asarray(trace.steps.moving[k], bool)] / (2.0 * trace.resolution)
+    if not len(moving) or pieces is None:
+        return
+    u, v = moving[:, 1] - moving[:, 0], moving[:, 2] - moving[:, 0]
+    areas = np.abs(u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0])
+    centroid = (moving.mean(1) * areas[:, None]).sum(0) / areas.sum()
+    a, b = pieces.reshape(-1, 2)[0], pieces.reshape(-1, 2)[-1]
+    along = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+    foot = a + along * ((centroid - a) @ along)
+    span = centroid - foot
+    reach = min(np.linalg.norm(span), 1.2)  # long flaps: an arrow of at most 1.2 cells each side
+    if reach < 1e-9:
+        return
+    span = span / np.linalg.norm(span) * reach
+    start, stop = foot + span, foot - span
+    curve = _curve(start, stop, along * 0.45 * reach)
+    head = 0.3
+    body = curve[: -2]
+    if action.front:
+        draw.line(frame.pixels(body), fill=MARK, width=width, joint="curve")
+    else:
+        for i in range(0, len(body) - 1, 2):
+            draw.line(frame.pixels(body[i:i + 2]), fill=MARK, width=width)
+    _arrow_head(draw, frame, curve[-1], curve[-1] - curve[-3], head, action.front, width)
+
+
+def draw_turn_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int, style: ImageStyle) -> None:
+    """A rotation: an arc turning counter-clockwise about the sheet's centre, with its angle; a
+    flip: a double arrow across the vertical centre line, with "flip"."""
+    action = trace.item.actions[k]
+    points = placed_lattice(trace, k).reshape(-1, 2) / (2.0 * trace.resolution)
+    radius = 0.5 * max(np.abs(points).max(), 0.5) + 0.3
+    width = _width(style, 2.5)
+    font = _font(style, style.font_size)
+    if isinstance(action, Rotate):
+        angles = np.linspace(np.radians(-30), np.radians(-30 + 60 + 30 * action.quarters), 32)
+        arc = radius * np.stack([np.cos(angles), np.sin(angles)], 1)
+        draw.line(frame.pixels(arc[:-1]), fill=MARK, width=width, joint="curve")
+        _arrow_head(draw, frame, arc[-1], arc[-1] - arc[-3], 0.3, True, width)
+        middle = angles[len(angles) // 2]
+        [anchor] = frame.pixels((radius + 0.35) * np.array([np.cos(middle), np.sin(middle)]))
+        draw.text(anchor, f"{90 * action.quarters}\N{DEGREE SIGN}", fill=MARK, font=font, anchor="mm",
+                  stroke_width=_width(style, 2), stroke_fill=style.background)
+    else:
+        ends = np.array([[-radius, 0.0], [radius, 0.0]])
+        _segment(draw, frame, ends * 0.92, MARK, width)
+        for tip, back in ((ends[1], ends[0]), (ends[0], ends[1])):
+            _arrow_head(draw, frame, tip, tip - back, 0.3, True, width)
+        [anchor] = frame.pixels(np.array([0.0, 0.35]))
+        draw.text(anchor, "flip", fill=MARK, font=font, anchor="mm", stroke_width=_width(style, 2),
+                  stroke_fill=style.background)
+
+
+def _fill_polygons(draw: ImageDraw.ImageDraw, frame: Frame, polygons, colour) -> None:
+    for polygon in polygons:
+        draw.polygon(frame.pixels(polygon), fill=colour)
+
+
+# -- images -----------------------------------------------------------------------------------------
+
+
+def state_image(trace: ItemTrace, k: int, style: ImageStyle = ITEM_STYLE, *, mark: bool = True,
+                punches: bool = False) -> Image.Image:
+    """The paper after k actions; `mark`: with action k (the next one) marked on it; `punches`: with
+    every punch's outline at its point."""
+    image, draw = _canvas(style)
+    frame = item_frame(trace, style)
+    draw_paper(draw, frame, trace, k, style)
+    if mark and k < len(trace.item.actions):
+        if isinstance(trace.item.actions[k], Fold):
+            draw_fold_mark(draw, frame, trace, k, style)
+        else:
+            draw_turn_mark(draw, frame, trace, k, style)
+    if punches:  # what each punch cuts out of the folded paper
+        for cut in item_cuts(trace, folded=True):
+            _fill_polygons(draw, frame, cut.polygons, style.hole)
+    return _finish(image, style)
+
+
+def result_image(trace: ItemTrace, style: ImageStyle = ITEM_STYLE) -> Image.Image:
+    """The opened sheet seen through the item's rotations and flips, every hole where it was cut."""
+    image, draw = _canvas(style)
+    frame = item_frame(trace, style)
+    view = after(view_transforms(trace), -1)[:2, :2]
+    draw_paper(draw, frame, trace, 0, style, view)
+    for cut in item_cuts(trace):
+        _fill_polygons(draw, frame, [polygon @ view.T for polygon in cut.polygons], style.hole)
+    return _finish(image, style)
+
+
+def item_step_images(item: SheetItem | ItemTrace | dict, style: ImageStyle = ITEM_STYLE,
+                     item_name: str | None = None) -> list[tuple[str, Image.Image]]:
+    """(file name, image): every state with the next action marked, the punching, the result.
+    InputError (naming the item) for an item that cannot be drawn."""
+    trace = item_trace(item)
+    name = item_name or trace.item.id or "item"
+    return _step_images(trace, name, style)
+
+
+def _step_images(trace: ItemTrace, name: str, style: ImageStyle) -> list[tuple[str, Image.Image]]:
+    n = len(trace.item.actions)
+    images = [(f"{name}_step_{k}.png", state_image(trace, k, style)) for k in range(n)]
+    images.append((f"{name}_punching.png", state_image(trace, n, style, mark=False, punches=True)))
+    images.append((f"{name}_result.png", result_image(trace, style)))
+    return images
+
+
+def write_item_images(item: SheetItem | ItemTrace | dict, out_dir: str | Path, style: ImageStyle = ITEM_STYLE,
+                      item_name: str | None = None) -> list[Path]:
+    """Write a general item's step images under `out_dir` as MentalBlackboard's are
+    (`<out>/img_text_outputs/<id>/img/`), atomically."""
+    trace = item_trace(item)
+    name = item_name or trace.item.id or "item"
+    folder = image_dir(out_dir, name)
+    paths = []
+    for name, image in _step_images(trace, name, style):
+        atomic_write_bytes(folder / name, png_bytes(image))
+        paths.append(folder / name)
+    return paths
+
+
+__all__ = ["item_step_images", "result_image", "state_image", "write_item_images"]
