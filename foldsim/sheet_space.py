@@ -185,7 +185,7 @@ class SheetFamily:
         rows[..., E.NUM] = num[:, None, None]
         rows[..., E.DEN] = den[:, None, None]
         rows[..., E.SIDE_RULE] = E.NAMED if self.sides == "both" else E.SMALLER
-        rows[..., E.SIDE_A] = np.asarray(side_values, np.int32)[None, :, None]
+        rows[..., E.TIE if self.sides != "both" else E.SIDE_A] = np.asarray(side_values, np.int32)[None, :, None]
         rows[..., E.FRONT] = np.asarray(faces, np.int32)[None, None, :]
         # named sides follow SIDE_SIGNS' order (first name: +1), as fold_choices lists them
         return rows.reshape(-1, E.ACTION_WIDTH)
