@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError, describe
 from ..sheets import PointHole, item_from_record
-from .base import holes_from_json
+from .base import holes_from_json, seen_as
 
 OK, DIFFERS, INVALID = "ok", "differs", "invalid"
 
@@ -99,14 +99,14 @@ def audit_records(records: list, file: str = "items") -> AuditReport:
         if not result.ok:
             out.append(AuditItem(name, INVALID, f"{name}: the item cannot be simulated: {result.reason}"))
             continue
-        physics = Counter(result.holes)
-        keyed = Counter(key)
+        physics = Counter(seen_as(h) for h in result.holes)
+        keyed = Counter(seen_as(h) for h in key)
         if physics == keyed:
             out.append(AuditItem(name, OK))
             continue
         only_key = tuple(sorted((keyed - physics).elements()))
         only_physics = tuple(sorted((physics - keyed).elements()))
-        match = next((label for label, holes in by_label.items() if Counter(holes) == physics), None)
+        match = next((label for label, holes in by_label.items() if Counter(seen_as(h) for h in holes) == physics), None)
         out.append(AuditItem(name, DIFFERS, f"{name}: the keyed option is not the physical answer "
                              f"({len(only_key)} hole(s) only in the key, {len(only_physics)} only in the physics; "
                              f"physical answer: {match or 'no option'})", only_key, only_physics, match))

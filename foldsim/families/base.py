@@ -139,9 +139,22 @@ def opposite(family: str, side: str) -> str:
     return b if side == a else a
 
 
+#: shapes whose drawing does not change when turned: their direction is no part of what an option shows
+ROUND_SHAPES = frozenset({"circle"})
+
+
+def seen_as(hole: PointHole) -> PointHole:
+    """The hole as an option shows it: a circle's direction (carried through the layers' isometries)
+    is invisible, so it is set to 0."""
+    if hole.shape in ROUND_SHAPES and hole.direction:
+        return PointHole(hole.x, hole.y, hole.shape, hole.size, 0, hole.mirrored)
+    return hole
+
+
 def hole_key(holes: Sequence[PointHole]) -> tuple:
-    """A hole multiset as a hashable value (PointHole equality: position, shape, size, direction)."""
-    return tuple(sorted(holes))
+    """A hole multiset as a hashable value, as it is seen (PointHole equality: position, shape, size,
+    direction; circles' directions ignored)."""
+    return tuple(sorted(seen_as(h) for h in holes))
 
 
 def holes_to_json(holes: Sequence[PointHole]) -> list[dict]:

@@ -25,6 +25,7 @@ from .base import Family, Level, Option, Plan, base_violations, count_sequences
 Q = Fraction
 PX = 100
 MARGIN = Q(5, PX)
+RESOLUTION = 8
 #: the peer's fold letter -> (engine line family, engine moving side)
 LETTERS = {"V": ("V", "left"), "H": ("H", "above"), "D": ("N", "lower_left"), "N": ("D", "lower_right")}
 GROUPS = {"VH": ("V", "H"), "Diagonal": ("D", "N")}
@@ -120,7 +121,8 @@ class SRBenchFamily(Family):
                 break
         else:
             return None
-        item = SheetItem(SheetSpec(1, 1), tuple(fold_of(x) for x in letters), (Punch(*p),))
+        # resolution 8 holds every box line of up to 3 half folds: one mesh, one kernel compile
+        item = SheetItem(SheetSpec(1, 1), tuple(fold_of(x) for x in letters), (Punch(*p),), resolution=RESOLUTION)
         u, v = to_px(*p)
         return Plan(item, level.name, {"group": group, "folds": letters, "punch_px": [int(u), int(v)]},
                     tuple(LETTERS[x][1] for x in letters))

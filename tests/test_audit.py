@@ -1,0 +1,83 @@
+"""foldsim audit --family: generated items pass; a key planted wrong (a hole dropped, a hole
+duplicated, the pattern mirrored) is flagged with the differing holes named exactly."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from foldsim.families.audit import DIFFERS, INVALID, OK, audit_records
+from foldsim.families.base import FAMILIES, generate_family, hole_key, holes_from_json
+
+
+@pytest.fixture(scope="module")
+def records():
+    return generate_family(FAMILIES["spatialviz"], 6, 2, "L1") + generate_family(FAMILIES["srbench"], 6, 2, "2")
+
+
+def _keyed(record):
+    return next(o for o in record["options"] if o["label"] == record["answer"])
+
+
+def _plant(record, how):
+    bad = copy.deepcopy(record)
+    holes = _keyed(bad)["resultHoles"]
+    if how == "dropped":
+        removed = holes.pop(0)
+        return bad, [removed], []
+    if how == "duplicated":
+        holes.append(dict(holes[0]))
+        return bad, [], []
+    cols = bad["item"]["sheet"]["cols"]
+    mirrored = []
+    for h in holes:
+        m = dict(h)
+        x = __import__("fractions").Fraction(h["x"])
+        m["x"] = str(cols - x)
+        mirrored.append(m)
+    _keyed(bad)["resultHoles"] = mirrored
+    return bad, None, None
+
+
+def test_generated_items_pass(records):
+    report = audit_records(records)
+    assert report.all_ok and [i.verdict for i in report.items] == [OK] * len(records)
+
+
+@pytest.mark.parametrize("how", ["dropped", "duplicated", "mirrored"])
+def test_planted_wrong_keys_are_flagged(records, how):
+    planted = []
+    for record in records:
+        bad, _, _ = _plant(record, how)
+        before = hole_key(holes_from_json(_keyed(record)["resultHoles"], "key"))
+        after = hole_key(holes_from_json(_keyed(bad)["resultHoles"], "key"))
+        if before != after:  # a symmetric pattern mirrors onto itself: nothing planted
+            planted.append((record, bad))
+    assert planted
+    report = audit_records([bad for _, bad in planted])
+    for (record, bad), item in zip(planted, report.items, strict=True):
+        assert item.verdict == DIFFERS, (record["id"], how)
+        assert item.only_key or item.only_physics
+        if how == "dropped":
+            assert [h.to_dict()["x"] for h in item.only_physics] == [_keyed(record)["resultHoles"][0]["x"]]
+            assert not item.only_key and item.physical_option is None  # the keyed option itself was edited
+        if how == "duplicated":
+            assert len(item.only_key) == 1 and not item.only_physics
+
+
+def test_invalid_and_unreadable(records, tmp_path):
+    from foldsim.cli import main
+
+    broken = copy.deepcopy(records[0])
+    broken["answer"] = "Z"
+    report = audit_records([broken, records[1], "junk"])
+    assert [i.verdict for i in report.items] == [INVALID, OK, INVALID]
+    path = tmp_path / "items.json"
+    bad, _, _ = _plant(records[1], "dropped")
+    path.write_text(json.dumps([records[0], bad]))
+    for argv, code in ((["audit", str(path)], 1), (["audit", str(tmp_path / "missing.json")], 2)):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == code
