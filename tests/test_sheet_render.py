@@ -20,7 +20,8 @@ from foldsim.errors import InputError
 from foldsim.render.animation import AnimationOptions, carried, top_view
 from foldsim.render.item_images import ITEM_STYLE, item_frame, item_step_images, write_item_images
 from foldsim.render.item_geometry import after, crease_pieces, item_trace, view_transforms
-from foldsim.render.items import ItemMedia, item_result_image, render_item_frame, write_item_media
+from foldsim.render.items import (ItemMedia, item_folding_segments, item_result_image, item_unfolding_segments,
+                                  render_item_frame, write_item_media)
 from foldsim.render.scene import project
 from foldsim.sheets import Flip, Fold, Line, Punch, Rotate, SheetItem, SheetSpec, item_to_record
 
@@ -101,6 +102,14 @@ def test_unfolding_joins_the_punched_sheet_and_ends_on_the_viewed_flat_sheet(med
     flat = item.geometry.front.reshape(-1, 2) @ after(view_transforms(item.trace), -1)[:2, :2].T
     np.testing.assert_allclose(at(result, 0.0)[:, :2], flat, atol=1e-5)
     np.testing.assert_allclose(at(item.folding[-1], 0.0), at(hold, 0.0), atol=1e-5)
+
+
+def test_the_reference_cadence_counts_frames_as_mentalblackboards(media):
+    opts = AnimationOptions.preset("reference", width=96, height=72)
+    trace = media["crease"].trace  # a fold, a rotation, a flip; 2 punches
+    folding = [len(segment.progress) for segment in item_folding_segments(trace, opts)]
+    unfolding = [len(segment.progress) for segment in item_unfolding_segments(trace, opts)]
+    assert folding == [7, 6, 6, 2 + 3] and unfolding == [6 + 1, 1]
 
 
 def test_the_camera_frames_a_sheet_of_any_size(media):
