@@ -145,6 +145,12 @@ def run_mesh(mesh: np.ndarray, actions: np.ndarray, punches: np.ndarray, *, chun
     return run_chunked(fn, [actions, punches], [0, 0], chunk_rows=chunk_rows)
 
 
+def bucket(n: int) -> int:
+    """The next power of two: action and punch counts padded to a few sizes, so batches of mixed
+    items share compilations (the kernel compiles once per shape)."""
+    return 1 << max(0, n - 1).bit_length()
+
+
 def pad3(rows: Sequence[Sequence[Sequence[int]]], length: int, width: int) -> np.ndarray:
     out = np.zeros((len(rows), length, width), np.int32)
     for i, row in enumerate(rows):
@@ -244,8 +250,8 @@ def simulate_items(items: Iterable[SheetItem | dict], *, rigid_mesh: np.ndarray 
                     results[i] = Result(item.id, STATUS_INVALID, str(err))
             if not valid:
                 continue
-            length = max([MIN_ACTION_ROWS, *(len(a) for a, _ in encoded)])
-            width = max([MIN_PUNCH_ROWS, *(len(p) for _, p in encoded)])
+            length = bucket(max([MIN_ACTION_ROWS, *(len(a) for a, _ in encoded)]))
+            width = bucket(max([MIN_PUNCH_ROWS, *(len(p) for _, p in encoded)]))
             punch_rows = pad3([p for _, p in encoded], width, 3)
             out = run_mesh(mesh, pad3([a for a, _ in encoded], length, E.ACTION_WIDTH), punch_rows,
                            chunk_rows=chunk_rows)
