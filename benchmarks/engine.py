@@ -46,8 +46,10 @@ def fold_counts(ctx: Context) -> tuple[int, ...]:
     return (1, 2, 3) if ctx.options.quick else (1, 2, 3, 4, 5, 6)
 
 
-def scaling_rows(ctx: Context) -> int:
-    return 64 if ctx.options.quick else 256
+def scaling_rows(ctx: Context, n: int) -> int:
+    """Rows per call: fewer on big sheets (a call holds rows x punches x triangles^2 booleans: the
+    kernel's pairwise punch dedupe), so the table stays a few minutes on 2 cores."""
+    return 64 if ctx.options.quick else {3: 256, 4: 256, 5: 128, 6: 64}.get(n, 32)
 
 
 def whole_family(ctx: Context) -> SheetFamily:
@@ -64,15 +66,28 @@ def xla_bytes(compiled) -> dict:
     return {**parts, "peak_bytes": sum(parts.values()) - stats.alias_size_in_bytes}
 
 
-def timed_compiled(ctx: Context, fn, *args) -> tuple[dict, object]:
-    """Compile once (timed), then steady-state calls of the compiled executable."""
+def timed_compiled(ctx: Context, fn, *args, chunks: int = 1, shared: int = 0) -> tuple[dict, list]:
+    """Compile once (timed), then steady-state calls of the compiled executable over the rows of
+    `args` (all batched but the first `shared`, e.g. a mesh) in `chunks` equal parts; the outputs
+    of every part."""
     import time
 
+    n = args[shared].shape[0]
+    size = n // chunks
+    assert size * chunks == n, "chunks must divide the batch"
+    parts = [[a if j < shared else a[i * size:(i + 1) * size] for j, a in enumerate(args)] for i in range(chunks)]
     start = time.perf_counter()
-    compiled = fn.lower(*args).compile()
+    compiled = fn.lower(*parts[0]).compile()
     compile_s = time.perf_counter() - start
-    timing, out = first_and_steady(lambda: compiled(*args), ctx.options.repeats)
-    return {**timing, "compile_s": compile_s, **xla_bytes(compiled)}, out
+    timing, out = first_and_steady(lambda: [compiled(*p) for p in parts], ctx.options.repeats)
+    return {**timing, "compile_s": compile_s, "chunks": chunks, **xla_bytes(compiled)}, out
+
+
+#: the physical space in this many equal calls (1: one call, as benchmarks.simulate times the dense
+#: kernel). On an H100 (JAX 0.11.2) this family's XLA:GPU compile of the general kernel ran past
+#: 5 minutes twice inside the benchmark, while a standalone compile for 256 rows x 32 punches took
+#: 2 s; not resolved, so no GPU figures are recorded yet.
+PHYSICAL_CHUNKS = 1
 
 
 # -- (a) the physical space -------------------------------------------------------------------------
@@ -85,14 +100,16 @@ def physical(ctx: Context) -> dict:
     general_in = [mesh, jax.device_put(MB.engine_actions(actions)), jax.device_put(MB.engine_punches(dense_in[1]))]
     rows = len(actions)
     out = {"rows": rows, "punches_per_row": int(dense_in[1].shape[1])}
-    general, g = timed_compiled(ctx, E.simulate_mesh_batch, *general_in)
-    general_holes = int(np.asarray(g.first, dtype=np.int64).sum())
+    chunks = PHYSICAL_CHUNKS if rows % PHYSICAL_CHUNKS == 0 else 1
+    out["chunks"] = chunks
+    general, g = timed_compiled(ctx, E.simulate_mesh_batch, *general_in, chunks=chunks, shared=1)
+    general_holes = sum(int(np.asarray(x.first, dtype=np.int64).sum()) for x in g)
     del g
-    dense, d = timed_compiled(ctx, K.simulate_batch, *dense_in)
-    dense_holes = int(np.asarray(d.hits, dtype=np.int64).sum())
+    dense, d = timed_compiled(ctx, K.simulate_batch, *dense_in, chunks=chunks)
+    dense_holes = sum(int(np.asarray(x.hits, dtype=np.int64).sum()) for x in d)
     del d
-    compact, c = timed_compiled(ctx, K.simulate_compact_batch, *dense_in)
-    compact_holes = int(np.asarray(c.hole_count, dtype=np.int64).sum())
+    compact, c = timed_compiled(ctx, K.simulate_compact_batch, *dense_in, chunks=chunks)
+    compact_holes = sum(int(np.asarray(x.hole_count, dtype=np.int64).sum()) for x in c)
     del c
     for name, timing, holes in (("general", general, general_holes), ("dense", dense, dense_holes),
                                 ("compact", compact, compact_holes)):
@@ -152,8 +169,9 @@ def family_space(ctx: Context) -> dict:
 
 
 def scaling(ctx: Context) -> list[dict]:
-    rows_per_call, cells = scaling_rows(ctx), []
+    cells = []
     for n in sizes(ctx):
+        rows_per_call = scaling_rows(ctx, n)
         family = SheetFamily(n, n, max(fold_counts(ctx)))
         sequences = sample_sequences(family, rows_per_call, seed=ctx.options.seed)
         alphabet = family.alphabet_rows(1)
@@ -161,7 +179,7 @@ def scaling(ctx: Context) -> list[dict]:
         punches = jax.device_put(np.broadcast_to(family.punch_rows(1), (rows_per_call, n * n, 3)).copy())
         for k in fold_counts(ctx):
             actions = jax.device_put(alphabet[sequences[:, :k]])
-            timing, out = timed_compiled(ctx, E.simulate_mesh_batch, mesh, actions, punches)
+            timing, (out,) = timed_compiled(ctx, E.simulate_mesh_batch, mesh, actions, punches, shared=1)
             ok = int((np.asarray(out.status.code) == K.OK).sum())
             del out
             cells.append({"sheet": n, "folds": k, "rows": rows_per_call, "triangles": int(mesh.shape[0]),
@@ -180,12 +198,11 @@ def panels(result: dict) -> list[Panel]:
         by_size.setdefault(c["sheet"], []).append(c)
     speed = [Series(f"{n}x{n}", [c["folds"] for c in cs], [c["rows_per_s"] for c in cs], COLOURS[i % len(COLOURS)])
              for i, (n, cs) in enumerate(sorted(by_size.items()))]
-    memory = [Series(f"{n}x{n}", [c["folds"] for c in cs], [c.get("peak_bytes", 0) / (1 << 20) for c in cs],
+    memory = [Series(f"{n}x{n}", [c["folds"] for c in cs], [c.get("peak_bytes", 0) / (1 << 20) / c["rows"] for c in cs],
                      COLOURS[i % len(COLOURS)]) for i, (n, cs) in enumerate(sorted(by_size.items()))]
-    rows = cells[0]["rows"] if cells else 0
     return [Panel("general engine: rows/s (every cell-centre punch)", "folds", "rows/s (log)", speed, log_y=True,
                   y_format=si_count),
-            Panel(f"XLA peak buffers per call ({rows} rows)", "folds", "MiB (log)", memory, log_y=True,
+            Panel("XLA peak buffers per call, per row", "folds", "MiB per row (log)", memory, log_y=True,
                   y_format=lambda v: f"{v:g}")]
 
 
@@ -197,7 +214,8 @@ def report(result: dict) -> list[Table]:
     p = result["physical"]
     a = Table("kernel", "compile", "first call", "steady", "configs/s", "holes", "XLA peak buffers", "ratio",
               title=f"engine (a): MentalBlackboard physical space, {p['rows']:,} configurations x "
-              f"{p['punches_per_row']} punches, device-resident inputs", title_justify="left")
+              f"{p['punches_per_row']} punches, device-resident inputs"
+              + (f", in {p['chunks']} calls" if p.get("chunks", 1) > 1 else ""), title_justify="left")
     for name, label in (("general", "general engine (simulate_mesh_batch, rigid 32-triangle mesh)"),
                         ("dense", "32-triangle kernel, dense (simulate_batch)"),
                         ("compact", "32-triangle kernel, compact (simulate_compact_batch)")):
@@ -230,14 +248,14 @@ def report(result: dict) -> list[Table]:
     b.add_row("targets", "", "", "", f"{h['distinct_hole_sets']:,} distinct hole sets; solutions per target: "
               f"median {h['median_solutions']:g}, max {h['max_solutions']:,}; uniquely solvable "
               f"{h['uniquely_solvable']:,}")
-    c = Table("sheet", "triangles", "punches", *[f"{k} fold{'s' if k > 1 else ''}" for k in
+    c = Table("sheet", "triangles", "punches", "rows", *[f"{k} fold{'s' if k > 1 else ''}" for k in
                                                    sorted({x['folds'] for x in result['scaling']})],
-              title=f"engine (c): simulate_mesh_batch rows/s (peak XLA buffers per call of "
-              f"{result['scaling'][0]['rows'] if result['scaling'] else 0} rows)", title_justify="left")
+              title="engine (c): simulate_mesh_batch rows/s, every cell-centre punch (XLA peak buffers per call "
+              "of the rows column)", title_justify="left")
     by_size: dict[int, list[dict]] = {}
     for cell in result["scaling"]:
         by_size.setdefault(cell["sheet"], []).append(cell)
     for n, cs in sorted(by_size.items()):
-        c.add_row(f"{n}x{n}", str(cs[0]["triangles"]), str(cs[0]["punches"]),
+        c.add_row(f"{n}x{n}", str(cs[0]["triangles"]), str(cs[0]["punches"]), str(cs[0]["rows"]),
                   *[f"{fmt_rate(x['rows_per_s'])} ({fmt_bytes(x.get('peak_bytes', 0))})" for x in cs])
     return [a, b, c]
