@@ -181,3 +181,13 @@ def test_cli_enumerate_and_solve(tmp_path):
     assert human.exit_code == 0 and "16" in human.output
     bad = runner.invoke(app, ["enumerate", "--sheet", "2x2", "--folds", "2", "--lines", "curvy"])
     assert bad.exit_code == 2 and "lines" in bad.output
+
+
+def test_sampled_sequences_are_configurations():
+    from foldsim.sheet_space import sample_sequences
+
+    family = SheetFamily(3, 3, 3)
+    space = enumerate_family(family)
+    rows = sample_sequences(family, 40, seed=1)
+    known = {tuple(s) for s in space.sequences[3].tolist()}
+    assert rows.shape == (40, 3) and all(tuple(r) in known for r in rows.tolist())
