@@ -63,5 +63,13 @@ test-lowest: $(STAMP)
 	$(LOWEST)/bin/python tests/test_package.py check-lowest $(LOWEST_EXTRAS)
 	PYOPENGL_PLATFORM=egl FOLDSIM_FUZZ_EXAMPLES=200 $(LOWEST)/bin/python -m pytest -q -p no:cacheprovider $(LOWEST_TESTS)
 
+# the exports run through the real harnesses, each installed into its own venv under .harness/ (not
+# .venv; reused while unchanged): lmms-eval and TRL from PyPI, VLMEvalKit from the checkout named by
+# VLMEVALKIT_SRC (it is on no registry), `datasets` at its declared lower bound. Fails, saying why,
+# when a harness cannot be installed. Needs no GPU; about 15 min the first time (installs), 3-5 after.
+.PHONY: test-harness
+test-harness:
+	PYOPENGL_PLATFORM=egl $(PYTHON) tests/harness/run.py
+
 clean:
 	rm -rf $(VENV) $(LOWEST) demo-out site dist .pytest_cache .hypothesis
