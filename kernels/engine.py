@@ -226,15 +226,30 @@ def contains(vertices: jnp.ndarray, point: jnp.ndarray, denominator: jnp.ndarray
 PAIRWISE_MAX_TRIANGLES = 256
 
 
-def first_of_position(hit: jnp.ndarray, seen: jnp.ndarray, layer: jnp.ndarray) -> jnp.ndarray:
+class Ranks(NamedTuple):
+    """Per row, what the punches of a small mesh share: `above[t, t']` (t' is above t: a higher layer,
+    or the same layer and a lower index: one strict order, so exactly one triangle of a group is
+    on top) and `same_layer_before[t, t']` (same layer, lower index). Computed once per row, not
+    per punch."""
+
+    above: jnp.ndarray  # bool[T, T]
+    same_layer_before: jnp.ndarray  # bool[T, T]
+
+
+def ranks_of(layer: jnp.ndarray) -> Ranks:
+    t = layer.shape[0]
+    rank = layer * t + (t - 1 - jnp.arange(t))
+    index = jnp.arange(t)
+    return Ranks(rank[None, :] > rank[:, None], (layer[None, :] == layer[:, None]) & (index[None, :] < index[:, None]))
+
+
+def first_of_position(hit: jnp.ndarray, seen: jnp.ndarray, layer: jnp.ndarray, ranks: Ranks | None) -> jnp.ndarray:
     """bool[T]: the hit triangle is the topmost (then lowest-index) one at its view position, so it
     stands for the one hole that every layer through that position makes."""
+    if ranks is not None:
+        same = hit[None, :] & (seen[None, :, 0] == seen[:, None, 0]) & (seen[None, :, 1] == seen[:, None, 1])
+        return hit & ~(same & ranks.above).any(-1)
     t = hit.shape[0]
-    if t <= PAIRWISE_MAX_TRIANGLES:
-        same = hit[None, :] & (seen[None, :, :] == seen[:, None, :]).all(-1)  # [t, t']
-        index = jnp.arange(t)
-        above = (layer[None, :] > layer[:, None]) | ((layer[None, :] == layer[:, None]) & (index[None, :] < index[:, None]))
-        return hit & ~(same & above).any(-1)
     big = jnp.int32(1 << 30)
     keys = (jnp.where(hit, 0, 1), jnp.where(hit, seen[:, 0], big), jnp.where(hit, seen[:, 1], big), -layer)
     order = jnp.lexsort(keys[::-1])
@@ -243,7 +258,16 @@ def first_of_position(hit: jnp.ndarray, seen: jnp.ndarray, layer: jnp.ndarray) -
     return jnp.zeros(t, bool).at[order].set(hit[order] & new)
 
 
-def punch_mesh(mesh: jnp.ndarray, state: MeshState, punch: jnp.ndarray) -> tuple[jnp.ndarray, ...]:
+def distinct_layers(hit: jnp.ndarray, layer: jnp.ndarray, ranks: Ranks | None) -> jnp.ndarray:
+    """How many distinct layers the hit triangles lie in."""
+    if ranks is not None:
+        return (hit & ~(hit[None, :] & ranks.same_layer_before).any(-1)).sum().astype(jnp.int32)
+    big = jnp.int32(1 << 30)
+    layers = jnp.sort(jnp.where(hit, layer, big))
+    return ((layers != jnp.concatenate([jnp.full(1, -1, layers.dtype), layers[:-1]])) & (layers < big)).sum().astype(jnp.int32)
+
+
+def punch_mesh(mesh: jnp.ndarray, state: MeshState, punch: jnp.ndarray, ranks: Ranks | None) -> tuple[jnp.ndarray, ...]:
     """One punch (X, Y, D) through the folded mesh: per triangle whether it stands for a result hole
     and its preimage seen through the view (D-scaled lattice units); the distinct layers hit."""
     point, den = punch[:2], punch[2]
@@ -251,23 +275,14 @@ def punch_mesh(mesh: jnp.ndarray, state: MeshState, punch: jnp.ndarray) -> tuple
     rel = point[None, :] - den * state.shift  # [T, 2]
     preimage = (state.linear * rel[:, :, None]).sum(1)  # A^T (p - D b)
     seen = (state.view[None, :, :] * preimage[:, None, :]).sum(-1)  # V u
-    first = first_of_position(hit, seen, state.layer)
-    layer_hit = hit[None, :] & (state.layer[None, :] == state.layer[:, None])  # [t, t'] same layer, t' hit
-    index = jnp.arange(hit.shape[0])
-    lowest = hit & ~(layer_hit & (index[None, :] < index[:, None])).any(-1) if hit.shape[0] <= PAIRWISE_MAX_TRIANGLES \
-        else None
-    if lowest is None:
-        layers = jnp.sort(jnp.where(hit, state.layer, jnp.int32(1 << 30)))
-        distinct = ((layers != jnp.concatenate([jnp.full(1, -1, layers.dtype), layers[:-1]])) & (layers < (1 << 30))).sum()
-    else:
-        distinct = lowest.sum()
-    return first, seen, distinct.astype(jnp.int32)
+    return first_of_position(hit, seen, state.layer, ranks), seen, distinct_layers(hit, state.layer, ranks)
 
 
 def simulate_mesh_one(mesh: jnp.ndarray, actions: jnp.ndarray, punches: jnp.ndarray) -> EnginePunched:
     """Fold one row, then punch it (int32[P, 3])."""
     state, status = fold_mesh(mesh, actions)
-    first, _, layers_under = jax.vmap(lambda p: punch_mesh(mesh, state, p))(punches)
+    ranks = ranks_of(state.layer) if mesh.shape[0] <= PAIRWISE_MAX_TRIANGLES else None
+    first, _, layers_under = jax.vmap(lambda p: punch_mesh(mesh, state, p, ranks))(punches)
     missed = (punches[:, 2] > 0) & ~first.any(-1)
     off_paper = (status.code == OK) & missed.any()
     status = Status(jnp.where(off_paper, OFF_PAPER, status.code).astype(jnp.int32),

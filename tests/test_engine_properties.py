@@ -35,16 +35,21 @@ from fractions import Fraction as Q
 from math import ceil, floor
 
 import pytest
-from hypothesis import given
+from hypothesis import given, reject
 from hypothesis import strategies as st
 
 from conftest import fuzz_settings
+from foldsim.engine import simulate_items
 from foldsim.holes import SHAPES, SIZES
 from foldsim.reference_general import IDENTITY, Iso, flip_across, reference_batch, reference_pieces, rotation_about
 from foldsim.sheets import SIDE_SIGNS, Flip, Fold, Line, PointHole, Punch, Rotate, SheetItem, SheetSpec
 
-ENGINES = [("reference", reference_batch)]
+ENGINES = [("reference", reference_batch), ("kernel", simulate_items)]
 SHARE = 0.03
+#: the kernel compiles once per new (sheet, mesh, actions, punches) shape, a few seconds each on the
+#: 2-core CPU, so it gets a smaller share of the examples here (make fuzz runs 5x as many); the
+#: MentalBlackboard space, the families and the FOLD readers hold it to the reference too
+KERNEL_SHARE = 0.002
 
 FAMILY_PHI = {"H": lambda p: p[1], "V": lambda p: p[0], "D": lambda p: p[1] - p[0], "N": lambda p: p[0] + p[1]}
 
@@ -129,12 +134,9 @@ MIRROR_SIDE = {"above": "above", "below": "below", "right": "left", "left": "rig
 
 
 def _moves(action: Fold, resolved, sides: dict) -> tuple[str, str | None]:
-    """The transformed fold's moving rule and tie. `away_from` a point ON the line falls back to
-    "smaller" with the family's first named side as the tie (docs/engine.md), and that choice does
-    not turn with the problem (H's first side "above" turns into "left", V's first is "right"), so
-    that case becomes an explicit "smaller" with the turned tie; `resolved` is the reference's line."""
-    if action.moves == "away_from" and resolved is not None and FAMILY_PHI[resolved.family](action.point) == resolved.c:
-        return "smaller", sides[next(iter(SIDE_SIGNS[action.line.family]))]
+    """The transformed fold's moving rule and tie: named sides and the tie (of "smaller" and of
+    "away_from" a point on the line) turn with the problem. `resolved` is kept for callers."""
+    del resolved
     return sides.get(action.moves, action.moves), sides[action.tie] if action.tie else None
 
 
@@ -232,6 +234,10 @@ def check_properties(simulate_fn, item: SheetItem) -> None:
     batch = [item, *singles, *turned, mirrored]
     results = list(simulate_fn(batch))
     assert len(results) == len(batch)
+    if any(r.status == "invalid" and "mesh resolution" in r.reason for r in results):
+        # the kernel's documented limit: lines that need a finer mesh than MAX_TRIANGLES holds
+        # (repeated box thirds of a wide sheet) are refused with one line, not answered
+        reject()
     result, single_results = results[0], results[1:1 + len(singles)]
     turned_results, mirrored_result = results[1 + len(singles):-1], results[-1]
     step = getattr(result, "failed_step", None)
@@ -326,11 +332,11 @@ def _fold(draw, state) -> Fold:
     if draw(st.integers(0, 9)) < 4:
         line = Line(family, at=_lattice(draw, min(phis), max(phis)))
     else:
-        line = Line.box(family, draw(st.sampled_from(BOX_FRACTIONS)),
-                        square=family in "DN" and draw(st.integers(0, 9)) == 0)
+        fraction = draw(st.sampled_from(BOX_FRACTIONS))
+        line = Line.box(family, fraction, square=family in "DN" and fraction == Q(1, 2) and draw(st.integers(0, 9)) == 0)
     sides = list(SIDE_SIGNS[family])
     moves = draw(st.sampled_from([*sides, *sides, "smaller", "away_from"]))
-    tie = draw(st.sampled_from(sides)) if moves == "smaller" else None
+    tie = draw(st.sampled_from(sides)) if moves in ("smaller", "away_from") else None
     point = None
     if moves == "away_from":
         point = (Q(draw(st.integers(2 * floor(x0), 2 * ceil(x1))), 2), Q(draw(st.integers(2 * floor(y0), 2 * ceil(y1))), 2))
@@ -401,7 +407,7 @@ def items(draw) -> SheetItem:
 def test_properties(name, simulate_fn):
     statuses = Counter()
 
-    @fuzz_settings(SHARE)
+    @fuzz_settings(SHARE if name == "reference" else KERNEL_SHARE)
     @given(items())
     def run(item):
         check_properties(simulate_fn, item)

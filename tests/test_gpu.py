@@ -9,7 +9,7 @@ import pytest
 
 import foldsim
 from foldsim import kernels as K
-from foldsim.batching import available_memory, chunk_rows_for, run_chunked
+from foldsim.batching import available_memory, chunk_rows_for, ladder_size, run_chunked
 from foldsim.check import MATCH
 from foldsim.simulate import FILLS, simulate_arrays
 
@@ -67,7 +67,7 @@ def test_chunk_size_comes_from_gpu_memory(gpu):
     assert 0 < available_memory(gpu) <= stats["bytes_limit"]
     actions = np.zeros((4, 6), dtype=np.int32)
     rows = chunk_rows_for(K.fold_batch, [actions], device=gpu, environ={})
-    assert rows > 0 and rows & (rows - 1) == 0
+    assert rows in {ladder_size(k) for k in range(31)}  # a size of the row ladder (2^k, + 64 from 1024 on)
 
 
 def test_general_engine_on_the_gpu_equals_the_cpu(gpu):
