@@ -18,10 +18,11 @@ All images of an item share one scale and frame, so states can be compared side 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from ..engine import ItemTrace
 from ..io import atomic_write_bytes
@@ -63,15 +64,15 @@ def boundary_edges(vertices: np.ndarray) -> np.ndarray:
     return unique[counts == 1].reshape(-1, 2, 2)
 
 
-def item_frame(trace: ItemTrace, style: ImageStyle) -> Frame:
+def item_frame(trace: ItemTrace, style: ImageStyle, unit: float = 1.0) -> Frame:
     """One frame for every image of the item: the paper of every state and the opened sheet
-    (centred cell units) fitted, MARGIN cells around."""
+    (centred cell units) fitted, MARGIN cells around (times `unit`: the marks' size in cells)."""
     points = [placed_lattice(trace, k).reshape(-1, 2) / (2.0 * trace.resolution)
               for k in range(len(trace.item.actions) + 1)]
     view = after(view_transforms(trace), -1)[:2, :2]
     points.append(M.flat_triangles(trace).reshape(-1, 2) @ view.T)
     everything = np.concatenate(points)
-    low, high = everything.min(0) - MARGIN, everything.max(0) + MARGIN
+    low, high = everything.min(0) - MARGIN * unit, everything.max(0) + MARGIN * unit
     width, height = style.width * style.supersample, style.height * style.supersample
     scale = min(width / (high[0] - low[0]), height / (high[1] - low[1]))
     middle = (low + high) / 2
@@ -95,9 +96,9 @@ def _segment(draw: ImageDraw.ImageDraw, frame: Frame, ends: np.ndarray, colour, 
 
 
 def draw_paper(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int, style: ImageStyle,
-               view: np.ndarray | None = None) -> None:
-    """The paper after k actions, layer by layer from the bottom: paper, grid lines, outline.
-    `view` (float[2, 2]) maps the drawing (the result: the flat sheet seen through the view)."""
+               view: np.ndarray | None = None, grid_lines: bool = True) -> None:
+    """The paper after k actions, layer by layer from the bottom: paper, grid lines (`grid_lines`),
+    outline. `view` (float[2, 2]) maps the drawing (the result: the flat sheet seen through the view)."""
     lattice = placed_lattice(trace, k)
     two_r = 2.0 * trace.resolution
     linear = np.eye(2) if view is None else view
@@ -110,7 +111,7 @@ def draw_paper(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int
             draw.polygon(frame.pixels(triangle), fill=style.paper)
         nxt = np.roll(triangles, -1, axis=1)
         for triangle, following, flags in zip(triangles, nxt, grid[mine]):
-            for i in np.flatnonzero(flags):
+            for i in np.flatnonzero(flags) if grid_lines else ():
                 _segment(draw, frame, np.stack([triangle[i], following[i]]), GRID, _width(style, 1.0))
         for edge in boundary_edges(lattice[mine]):
             _segment(draw, frame, edge / two_r @ linear.T, OUTLINE, _width(style, 2.0))
@@ -152,13 +153,16 @@ def _curve(start: np.ndarray, stop: np.ndarray, bulge: np.ndarray, points: int =
     return (1 - t) ** 2 * start + 2 * (1 - t) * t * control + t ** 2 * stop
 
 
-def draw_fold_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int, style: ImageStyle) -> None:
+def draw_fold_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int, style: ImageStyle,
+                   unit: float = 1.0) -> None:
     """Fold k on the paper before it: its crease dashed (dash-dot away from the viewer), an arrow from
-    the moving paper's centre across the crease to where it lands."""
+    the moving paper's centre across the crease to where it lands. `unit`: the marks' size in cells
+    (dashes, arrow length and head; 1 for cell-sized sheets, less for a small sheet)."""
     action = trace.item.actions[k]
     pieces = crease_pieces(trace, k)
     width = _width(style, 2.5)
-    pattern = (DASH, DASH * 0.7) if action.front else (DASH, DASH * 0.5, DASH * 0.25, DASH * 0.5)
+    dash = DASH * unit
+    pattern = (dash, dash * 0.7) if action.front else (dash, dash * 0.5, dash * 0.25, dash * 0.5)
     for ends in [] if pieces is None else pieces:
         _dashed(draw, frame, ends, MARK, width, pattern)
     moving = placed_lattice(trace, k)[np.asarray(trace.steps.moving[k], bool)] / (2.0 * trace.resolution)
@@ -171,13 +175,13 @@ def draw_fold_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k:
     along = (b - a) / max(np.linalg.norm(b - a), 1e-9)
     foot = a + along * ((centroid - a) @ along)
     span = centroid - foot
-    reach = min(np.linalg.norm(span), 1.2)  # long flaps: an arrow of at most 1.2 cells each side
+    reach = min(np.linalg.norm(span), 1.2 * unit)  # long flaps: an arrow of at most 1.2 cells each side
     if reach < 1e-9:
         return
     span = span / np.linalg.norm(span) * reach
     start, stop = foot + span, foot - span
     curve = _curve(start, stop, along * 0.45 * reach)
-    head = 0.3
+    head = 0.3 * unit
     body = curve[: -2]
     if action.front:
         draw.line(frame.pixels(body), fill=MARK, width=width, joint="curve")
@@ -282,4 +286,111 @@ def write_item_images(item: SheetItem | ItemTrace | dict, out_dir: str | Path, s
     return paths
 
 
-__all__ = ["item_step_images", "result_image", "state_image", "write_item_images"]
+# -- benchmark families: composites in each family's look ------------------------------------------
+
+
+@dataclass(frozen=True)
+class FamilyLook:
+    """How a benchmark family draws its sheets: grid paper or a plain sheet, holes as filled
+    circles of `hole_radius` cells in `hole_colour`, the tile size of the composite."""
+
+    grid: bool = True
+    hole_colour: tuple[int, int, int] = (0, 0, 0)
+    hole_radius: float = 0.28  # cell units
+    tile: int = 240  # pixels of one panel
+    label_size: float = 16.0
+
+
+#: the family looks (docs/families.md): SpatialViz grid paper with black circles, VisFactor a plain
+#: square with the fold drawn dashed with an arrow and small round holes, SRBench a plain outline
+FAMILY_LOOKS = {
+    "spatialviz": FamilyLook(grid=True, hole_radius=0.3),
+    "visfactor": FamilyLook(grid=False, hole_radius=0.05),
+    "srbench": FamilyLook(grid=False, hole_radius=0.035),
+}
+
+
+def _points(holes, cols: int, rows: int) -> np.ndarray:
+    """Centred cell units of holes or punches (objects with exact x, y in sheet cell units)."""
+    return np.array([[float(h.x) - cols / 2, float(h.y) - rows / 2] for h in holes], float).reshape(-1, 2)
+
+
+def _circles(draw: ImageDraw.ImageDraw, frame: Frame, centres: np.ndarray, radius: float, colour) -> None:
+    r = radius * frame.scale
+    for x, y in frame.pixels(centres) if len(centres) else []:
+        draw.ellipse([x - r, y - r, x + r, y + r], fill=colour)
+
+
+def family_panel(trace: ItemTrace, k: int, look: FamilyLook, style: ImageStyle, *, holes=None,
+                 punches: bool = False) -> Image.Image:
+    """One panel of a family composite: the paper after k actions with action k marked (k < number
+    of actions), or the folded paper with its punches (`punches`), or the flat sheet with `holes`
+    (PointHoles in sheet cell units; the families have no rotations or flips)."""
+    image, draw = _canvas(style)
+    sheet = trace.item.sheet
+    unit = family_unit(trace)
+    frame = item_frame(trace, style, unit)
+    n = len(trace.item.actions)
+    radius = look.hole_radius * min(sheet.cols, sheet.rows) if not look.grid else look.hole_radius
+    if holes is not None:
+        draw_paper(draw, frame, trace, 0, style, grid_lines=look.grid)
+        _circles(draw, frame, _points(holes, sheet.cols, sheet.rows), radius, look.hole_colour)
+    else:
+        draw_paper(draw, frame, trace, k, style, grid_lines=look.grid)
+        if k < n:
+            draw_fold_mark(draw, frame, trace, k, style, unit)
+        if punches:
+            _circles(draw, frame, _points(trace.item.punches, sheet.cols, sheet.rows), radius, look.hole_colour)
+    return _finish(image, style)
+
+
+def family_unit(trace: ItemTrace) -> float:
+    """The marks' size on a family's sheet: a cell on grids of 4 cells a side or more, a quarter of
+    the longer side on smaller sheets (SRBench's 1 x 1 square, VisFactor's 3 x 3)."""
+    return min(1.0, max(trace.item.sheet.cols, trace.item.sheet.rows) / 4)
+
+
+def _tiles(look: FamilyLook) -> ImageStyle:
+    return ImageStyle(width=look.tile, height=look.tile, hole=look.hole_colour)
+
+
+def family_step_panels(trace: ItemTrace, look: FamilyLook) -> list[Image.Image]:
+    """The top row: every fold marked on the paper before it, then the folded paper punched."""
+    style = _tiles(look)
+    n = len(trace.item.actions)
+    return [family_panel(trace, k, look, style) for k in range(n)] + [family_panel(trace, n, look, style, punches=True)]
+
+
+def family_option_panel(trace: ItemTrace, holes, look: FamilyLook) -> Image.Image:
+    return family_panel(trace, 0, look, _tiles(look), holes=holes)
+
+
+def family_composite(trace: ItemTrace, options: list[tuple[str, object]], look: FamilyLook,
+                     steps: list[Image.Image] | None = None) -> Image.Image:
+    """The family's question image: the fold steps and the punched paper in the top row, the options
+    (label, PointHoles) below, each labelled; no options: the top row alone."""
+    steps = steps if steps is not None else family_step_panels(trace, look)
+    tile, gap, label = look.tile, 12, round(look.label_size * 1.8)
+    columns = max(len(steps), len(options), 1)
+    rows = 2 if options else 1
+    width = columns * tile + (columns + 1) * gap
+    height = rows * (tile + label) + (rows + 1) * gap
+    canvas = Image.new("RGB", (width, height), (255, 255, 255))
+    draw = ImageDraw.Draw(canvas)
+    font = ImageFont.load_default(size=round(look.label_size))
+    for i, panel in enumerate(steps):
+        x = gap + i * (tile + gap)
+        canvas.paste(panel, (x, gap))
+        draw.text((x + tile / 2, gap + tile + label / 2), f"{i + 1}" if i < len(steps) - 1 else "punch",
+                  fill=(90, 90, 90), font=font, anchor="mm")
+    top = gap * 2 + tile + label
+    for i, (name, holes) in enumerate(options):
+        x = gap + i * (tile + gap)
+        canvas.paste(family_option_panel(trace, holes, look), (x, top))
+        draw.rectangle([x, top, x + tile - 1, top + tile - 1], outline=(200, 200, 200))
+        draw.text((x + tile / 2, top + tile + label / 2), name, fill=(0, 0, 0), font=font, anchor="mm")
+    return canvas
+
+
+__all__ = ["FAMILY_LOOKS", "FamilyLook", "family_composite", "family_option_panel", "family_step_panels",
+           "item_step_images", "result_image", "state_image", "write_item_images"]

@@ -86,13 +86,16 @@ def generate(
     backend: BackendOption = "local",
     address: AddressOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {data, records, rendered, skipped, failed}")] = False,
+    no_media: Annotated[bool, typer.Option("--no-media", help="with --family: write the records only, not the "
+                                           "family's images")] = False,
 ) -> None:
     """Generate a MentalBlackboard-format dataset by structure group, with the media asked for; with
     --family, another benchmark's items (foldsim.families)."""
     if family is not None and family != "mentalblackboard":
         from .families import generate_family_command
 
-        generate_family_command(family, level, count, seed, out_dir, first_id, as_json)
+        generate_family_command(family, level, count, seed, out_dir, first_id, as_json, splits=splits,
+                                media=not no_media)
         return
     if task is None:
         fail("--task: give a task (or --family)")

@@ -11,7 +11,7 @@ from .common import EXIT_ITEMS, EXIT_USAGE, app, err, error, fail, out, print_js
 
 
 def generate_family_command(name: str, level: str | None, count: int, seed: int, out_dir: Path, first_id: int,
-                            as_json: bool) -> None:
+                            as_json: bool, *, splits: str | None = None, media: bool = True) -> None:
     """`foldsim generate --family F`: both files, a summary line (or JSON)."""
     from ..errors import InputError
     from ..families.base import family, write_family
@@ -20,7 +20,10 @@ def generate_family_command(name: str, level: str | None, count: int, seed: int,
         fam = family(name)
         if first_id != 1:
             raise InputError("is not used with --family (ids are <family>_<n>)", field="--first-id")
-        written = write_family(fam, out_dir, count, seed, level, console=err)
+        from ..dataset.splits import parse_splits
+
+        split_spec = parse_splits(splits) if splits is not None else ()
+        written = write_family(fam, out_dir, count, seed, level, console=err, media=media, splits=split_spec)
     except InputError as problem:
         fail(problem)
     if as_json:

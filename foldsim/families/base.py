@@ -72,6 +72,13 @@ class Family:
     native_file = ""  # the family's own format file in the output folder
     #: the family's own distractor rules, by their names
     distractor_rules: tuple[str, ...] = ()
+    #: how the open-ended task names holes: "cell" (row, col) when every hole is at a cell centre,
+    #: else "point" (exact x, y)
+    hole_names = "point"
+    #: the multiple-choice question, as the family words it (the composite image shows the rest)
+    question = ("The top row of the image shows a sheet of paper being folded (each fold drawn as a dashed line, "
+                "the arrow shows which part moves) and, last, the folded paper with the holes punched through it. "
+                "Which option below shows the paper after it is completely unfolded?")
 
     # -- data ----------------------------------------------------------------------------------
 
@@ -310,7 +317,23 @@ def make_record(fam: Family, plan: Plan, key: tuple[PointHole, ...], wrong: list
                            "errorDetail": o.detail} for lab, o in zip(labels, options, strict=True)],
               "answer": answer, "info": plan.info}
     record["native"] = fam.native_rows(record)
+    add_prompt_fields(fam, record)
     return record
+
+
+def add_prompt_fields(fam: Family, record: dict) -> None:
+    """The fields the evaluation road reads (docs/families.md, Evaluation): the media file names,
+    the multiple-choice question, and the open-ended task's question and hole naming."""
+    from .media import media_fields
+    from .open import open_question
+
+    labels = [o["label"] for o in record["options"]]
+    record.update(media_fields(fam.name, record["id"], labels))
+    native = record["native"][0].get("Question") if record.get("native") else None
+    choices = ", ".join(labels[:-1]) + f" or {labels[-1]}"
+    record["question"] = native if isinstance(native, str) else fam.question + f" Choose from options {choices}."
+    record["holeNames"] = fam.hole_names
+    record["openQuestion"] = open_question(record)
 
 
 # -- counting the space with the batched kernel ---------------------------------------------------
@@ -366,9 +389,12 @@ def items_file_name(fam: Family) -> str:
     return f"{fam.name}_items.json"
 
 
-def write_family(fam: Family, out_dir, count: int, seed: int, level: str | None = None, console=None) -> dict:
+def write_family(fam: Family, out_dir, count: int, seed: int, level: str | None = None, console=None,
+                 media: bool = True, splits=()) -> dict:
     """Generate and write both files atomically: foldsim's machine-readable items
-    (`<family>_items.json`) and the family's own format (`fam.native_file`). Returns the paths."""
+    (`<family>_items.json`) and the family's own format (`fam.native_file`); VisFactor also its
+    yes/no rows in foldsim's split format (`visfactor_split.json`); `media`: the images
+    (foldsim.families.media). Returns the paths."""
     import json
     from pathlib import Path
 
@@ -388,19 +414,45 @@ def write_family(fam: Family, out_dir, count: int, seed: int, level: str | None 
     bar, advance = counting_bar(f"generating {fam.name}", "items", total=count, console=console)
     with bar:
         records = generate_family(fam, count, seed, level, on_progress=advance)
+    if splits:  # leak-free: items equal under the rectangle's symmetries share a split
+        from ..dataset.splits import add_splits
+
+        add_splits(records, splits)
     native = [row for r in records for row in r["native"]]
     items_path, native_path = out / items_file_name(fam), out / fam.native_file
+    from .open import split_records
+
+    split = [row for r in records for row in split_records(r)] if fam.task_type == "YesNo" else None
+    for row in split or []:
+        record_split = next((r.get("split") for r in records if r["id"] == row["item"]), None)
+        if record_split is not None:
+            row["split"] = record_split
+    split_path = out / f"{fam.name}_split.json"
     try:
         atomic_write_text(items_path, json.dumps(records, indent=1, ensure_ascii=False) + "\n")
         atomic_write_text(native_path, fam.native_text(native))
+        if split is not None:
+            atomic_write_text(split_path, json.dumps(split, indent=1, ensure_ascii=False) + "\n")
     except OSError as err:
         raise InputError(f"cannot write into {out}: {err.strerror or err}", field="--out") from None
-    return {"items": str(items_path), "native": str(native_path), "count": len(records),
-            "images": sum(len(image_names(fam, r)) for r in records)}
+    images = 0
+    if media:
+        from .media import write_family_media
+
+        bar, advance = counting_bar(f"drawing {fam.name}", "items", total=len(records), console=console)
+        try:
+            with bar:
+                images = write_family_media(records, out, on_progress=advance)
+        except OSError as err:
+            raise InputError(f"cannot write into {out}: {err.strerror or err}", field="--out") from None
+    written = {"items": str(items_path), "native": str(native_path), "count": len(records), "images": images}
+    if split is not None:
+        written["split"] = str(split_path)
+    return written
 
 
 def image_names(fam: Family, record: dict) -> list[str]:
-    """The image files the family's own rows reference (drawn by the media step, not here)."""
+    """The image files the family's own rows reference (drawn by foldsim.families.media)."""
     if fam.name == "visfactor":
         return [f"{record['id']}.png"] + [f"{record['id']}_{o['label']}.png" for o in record["options"]]
     return [f"{record['id']}.png"]

@@ -76,6 +76,7 @@ class SpatialVizFamily(Family):
     punch_rule = "distinct circles at cell centres of the folded shape (a bisected cell's centre lies on the 45° crease)"
     n_options = 4
     task_type = "Choice"
+    hole_names = "cell"
     native_file = "spatialviz.json"
     distractor_rules = ("delete_row", "delete_column", "copy_row", "copy_column", "move_row", "move_column",
                         "swap_columns")
