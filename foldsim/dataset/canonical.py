@@ -220,3 +220,89 @@ def configuration_key(config: Config) -> str:
 def target_key(folds: int, holes: Sequence[Hole]) -> str:
     """`target_keys` of one target."""
     return target_keys([folds], [holes])[0]
+
+
+# -- general items (benchmark families): canonical forms under the rectangle's symmetries -----------
+
+#: a family's normal vector (the functional's gradient: H y, V x, D y - x, N x + y)
+_NORMALS = {"H": (0, 1), "V": (1, 0), "D": (-1, 1), "N": (1, 1)}
+
+
+def rectangle_symmetries(cols: int, rows: int) -> list[tuple[tuple[int, int, int, int], tuple]]:
+    """The isometries of the cols x rows rectangle (sheet cell units, origin bottom-left) as
+    (matrix a, b, c, d: p -> (a x + b y, c x + d y) + t, t): 4, or 8 for a square."""
+    from fractions import Fraction
+
+    w, h = Fraction(cols), Fraction(rows)
+    out = [((1, 0, 0, 1), (0, 0)), ((-1, 0, 0, 1), (w, 0)), ((1, 0, 0, -1), (0, h)), ((-1, 0, 0, -1), (w, h))]
+    if cols == rows:
+        out += [((0, 1, 1, 0), (0, 0)), ((0, -1, -1, 0), (w, w)), ((0, -1, 1, 0), (w, 0)), ((0, 1, -1, 0), (0, w))]
+    return out
+
+
+def _map_point(g, x, y):
+    (a, b, c, d), (tx, ty) = g
+    return a * x + b * y + tx, c * x + d * y + ty
+
+
+def _map_fold(g, action: dict) -> dict:
+    """A general item's fold record under the isometry g: line family and value, the named sides,
+    the tie and the held point carried; box fractions reversed where the functional turns over."""
+    from fractions import Fraction
+
+    from ..sheets import SIDE_SIGNS
+
+    (a, b, c, d), (tx, ty) = g
+    line = action["line"]
+    nx, ny = _NORMALS[line["family"]]
+    mx, my = a * nx + b * ny, c * nx + d * ny  # M n
+    family, sign = next((f, s) for f, (fx, fy) in _NORMALS.items() for s in (1, -1) if (s * fx, s * fy) == (mx, my))
+    fx, fy = _NORMALS[family]
+    new_line = {"family": family}
+    if "at" in line:
+        new_line["at"] = str(sign * Fraction(line["at"]) + fx * tx + fy * ty)
+    else:
+        fraction = Fraction(line["box"])
+        new_line["box"] = str(fraction if sign == 1 else 1 - fraction)
+        if line.get("square"):
+            new_line["square"] = True
+
+    def side(name):
+        if name is None or name not in SIDE_SIGNS[line["family"]]:
+            return name
+        value = sign * SIDE_SIGNS[line["family"]][name]
+        return next(k for k, v in SIDE_SIGNS[family].items() if v == value)
+
+    out = {"line": new_line, "moves": side(action.get("moves", "smaller")), "front": action.get("front", True),
+           "tie": side(action.get("tie"))}
+    if action.get("point") is not None:
+        out["point"] = [str(v) for v in _map_point(g, Fraction(action["point"][0]), Fraction(action["point"][1]))]
+    return out
+
+
+def general_item_key(item: dict) -> str:
+    """The canonical form of a general item record (foldsim.sheets: sheet, folds, punches) under the
+    symmetries of its rectangle (the square's 8, else 4): the least of its images' texts. Two items
+    with the same key are the same problem seen turned or mirrored. Punches are compared as
+    points with shape and size (a circle's direction is invisible; other shapes keep theirs).
+    InputError (from foldsim.sheets) for a record that is not a readable fold-only item."""
+    import json
+    from fractions import Fraction
+
+    from ..errors import InputError
+    from ..sheets import item_from_record, item_to_record
+
+    record = item_to_record(item_from_record(item))  # validated, exact values as "p/q"
+    cols, rows = record["sheet"]["cols"], record["sheet"]["rows"]
+    if any(a.get("type", "fold") != "fold" for a in record["actions"]):
+        raise InputError("only fold-only items have a canonical family key", item=record.get("id"), field="actions")
+    texts = []
+    for g in rectangle_symmetries(cols, rows):
+        (a, b, c, d), _ = g
+        size = (cols, rows) if b == 0 else (rows, cols)
+        folds = [_map_fold(g, action) for action in record["actions"]]
+        punches = sorted((str(px), str(py), p["shape"], p["size"], 0 if p["shape"] == "circle" else p["direction"])
+                         for p in record["punches"]
+                         for px, py in [_map_point(g, Fraction(p["x"]), Fraction(p["y"]))])
+        texts.append(json.dumps([size, folds, punches], sort_keys=True))
+    return min(texts)

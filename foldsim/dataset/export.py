@@ -150,6 +150,10 @@ def answer_object(scorer: str, record: dict) -> dict | str:
     if scorer in CHOICE_TASKS:
         answer = record.get("answer")
         return str(answer[0] if isinstance(answer, list) and answer else answer)
+    if scorer == "holes":  # family items, open-ended (foldsim.families.open)
+        from ..families.open import HOLES_KEY, answer_pairs
+
+        return {HOLES_KEY: answer_pairs(record)}
     if scorer == "planning":
         return {"folds": [code_of_entry(e) for e in record.get("foldingTypes") or []], "holes": record.get("initialHoles") or []}
     answer = {k: record[k] for k in ANSWER_FIELDS.get(scorer, ()) if k in record}
@@ -173,6 +177,11 @@ def _options(scorer: str, record: dict) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def is_family_record(record: object) -> bool:
+    """A benchmark family's record (foldsim generate --family: an item record or a yes/no row)."""
+    return isinstance(record, dict) and isinstance(record.get("family"), str) and record.get("family") != "mentalblackboard"
+
+
 def _pattern(record: dict) -> str:
     try:
         return pattern_of(code_of_entry(e) for e in record.get("foldingTypes") or [])
@@ -185,7 +194,7 @@ def _levels(records: Sequence[dict]) -> dict[str, int]:
     from ..simulate import simulate
 
     levels = {str(r["id"]): r["level"] for r in records if isinstance(r.get("level"), int)}
-    missing = [r for r in records if str(r["id"]) not in levels]
+    missing = [r for r in records if str(r["id"]) not in levels and not is_family_record(r)]
     for record, result in zip(missing, simulate(missing) if missing else []):
         if result.ok:
             levels[str(record["id"])] = level_of(result, record_solutions(record))
@@ -199,10 +208,16 @@ def _item(prompt, record: dict, example: dict | None, root: Path, level: int | N
     from ..eval.choice import truth_of
     from ..eval.score_base import truth_item
 
-    Config.from_record(record)
     scorer = prompt.task.score or prompt.task.name
+    family = is_family_record(record)
+    if not family:
+        Config.from_record(record)
     if scorer in CHOICE_TASKS:
         truth_of(scorer, record, 0)
+    elif scorer == "holes":
+        from ..families.open import truth_pairs
+
+        truth_pairs(record)
     else:
         truth_item(record, 0)
     [message] = [m for m in prompt.messages(record, dataset_dir=root, example=example) if m.role == "user"]
@@ -218,9 +233,10 @@ def _item(prompt, record: dict, example: dict | None, root: Path, level: int | N
             text.append("<video>")
         else:
             raise InputError("the prompt shows more than one video (the export has one video column)", item=str(record["id"]))
-    pattern = _pattern(record)
+    pattern = "" if family else _pattern(record)
     answer = answer_object(scorer, record)
-    return ExportItem(str(record["id"]), prompt.task.name, prompt.modality, scorer, group_of(pattern) if pattern else "",
+    group = f"{record['family']} {record.get('level')}" if family else group_of(pattern) if pattern else ""
+    return ExportItem(str(record["id"]), prompt.task.name, prompt.modality, scorer, group,
                       level, str(record.get("split") or DEFAULT_SPLIT), "\n".join(text),
                       answer if isinstance(answer, str) else json.dumps(answer), json.dumps(record), tuple(images),
                       video, source, _options(scorer, record))
@@ -279,6 +295,13 @@ def score_predictions(scorer: str, records: Sequence[dict], responses: Sequence[
     """The `foldsim score` report (pooled metrics, counts, groups) of model responses to records,
     by the default scorer (the choice scorer for the choice tasks): what the VLMEvalKit class's
     evaluate returns. Never raises on a response."""
+    if scorer == "holes":  # family items, open-ended
+        from ..eval.answers import answer_of_completion
+        from ..families.open import score_holes
+
+        answers = [replace(answer_of_completion(response, i), id=str(r.get("id")))
+                   for i, (r, response) in enumerate(zip(records, responses))]
+        return score_holes(records, answers).to_dict()
     if scorer in CHOICE_TASKS:
         from ..eval.choice import parse_choice_answer, score_choice, truth_of
 

@@ -125,6 +125,19 @@ def item_keys(records: Sequence[object]) -> tuple[list[ItemKeys | None], list[In
             parsed.append(None)
             continue
         item = str(record["id"]) if isinstance(record.get("id"), (str, int)) else f"item {index}"
+        family_item = (record.get("itemRecord") if isinstance(record.get("item"), str) else record.get("item")) \
+            if isinstance(record.get("family"), str) else None
+        if isinstance(family_item, dict):  # a benchmark family's record: its general item, canonical
+            from .canonical import general_item_key  # under the rectangle's symmetries
+
+            try:
+                key = general_item_key(family_item)
+            except InputError as err:
+                errors.append(err.at(item=item))
+                parsed.append(None)
+                continue
+            parsed.append((item, record, None, None, key))
+            continue
         config = target = None
         problems = []
         try:
@@ -145,8 +158,8 @@ def item_keys(records: Sequence[object]) -> tuple[list[ItemKeys | None], list[In
             errors.append(problems[0] if problems else InputError("no resultHoles to pose a planning task", item=item))
             parsed.append(None)
             continue
-        parsed.append((item, record, config, target))
-    valid = [p for p in parsed if p is not None]
+        parsed.append((item, record, config, target, None))
+    valid = [p for p in parsed if p is not None and p[4] is None]
     configs = [p[2] for p in valid if p[2] is not None]
     targets = [p[3] for p in valid if p[3] is not None]
     config_keys = iter(configuration_keys(configs))
@@ -156,8 +169,13 @@ def item_keys(records: Sequence[object]) -> tuple[list[ItemKeys | None], list[In
         if p is None:
             out.append(None)
             continue
-        item, record, config, target = p
+        item, record, config, target, family_key = p
         task = record_task(record)
+        if family_key is not None:
+            split = record.get("split") if isinstance(record.get("split"), str) else None
+            out.append(ItemKeys(item, task, f"{record['family']} {record.get('level')}", split, family_key, None,
+                                str(record["item"]) if isinstance(record.get("item"), str) else None))
+            continue
         split = record.get("split") if isinstance(record.get("split"), str) else None
         pair = item.removesuffix(MOD_SUFFIX) if task == "generalization" else None
         pattern = config.pattern if config is not None else "F" * target[0]

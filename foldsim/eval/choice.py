@@ -286,6 +286,8 @@ def _groups(record: dict, item: str) -> dict[str, str]:
         groups["folds"] = str(sum(not c.startswith("R-") for c in codes))
     if isinstance(record.get("level"), int) and not isinstance(record.get("level"), bool):
         groups["level"] = str(record["level"])
+    elif isinstance(record.get("family"), str) and isinstance(record.get("level"), str):  # family items
+        groups["level"] = f"{record['family']} {record['level']}"
     cue = record.get("cue")
     if isinstance(cue, dict) and isinstance(cue.get("kind"), str):
         groups["cue"] = cue["kind"]

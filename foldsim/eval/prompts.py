@@ -650,7 +650,7 @@ def resolve_dataset(path: str | Path) -> Path:
     """The dataset file: `path` itself, or the one `PFHP_*_Data.json` in a dataset folder."""
     path = Path(path)
     if path.is_dir():
-        found = sorted(path.glob("PFHP_*_Data.json")) or sorted(path.glob("*.json"))
+        found = sorted(path.glob("PFHP_*_Data.json")) or sorted(path.glob("*_items.json")) or sorted(path.glob("*.json"))
         if len(found) != 1:
             names = ", ".join(p.name for p in found) or "none"
             raise InputError(f"a dataset folder must hold one PFHP_*_Data.json file (found: {names})", item=str(path))

@@ -408,6 +408,10 @@ def _item_view(task: str, index: int, record: object, check: ItemCheck | None, r
     """The view of one record; None for a record the report does not score (a generalization
     original: its `_mod` twin is the scored item)."""
     item_id = record_id(record, index)
+    from ...dataset.export import is_family_record
+
+    if is_family_record(record) and task in CHOICE_TASKS:
+        return _family_item_view(task, index, item_id, record, models)
     try:
         truth = truth_item(record, index)
     except InputError as err:
@@ -422,6 +426,27 @@ def _item_view(task: str, index: int, record: object, check: ItemCheck | None, r
     answers = tuple(_answer_view(task, truth, model, options, record) for model in models)
     return ItemView(index, truth.id, record, "", codes, groups, truth_marks(truth.holes), truth.unfolding, check,
                     simulated_marks(record, check, truth, result_holes), answers, options, cue_line(record))
+
+
+def _family_item_view(task: str, index: int, item_id: str, record: dict, models: Sequence[ModelRun]) -> ItemView:
+    """A benchmark family's item (foldsim generate --family): its level, its options (the error
+    model of each) and every model's choice; its pictures (the composite with the fold steps and
+    the options, each option's image) come from the record's media fields."""
+    from . import choices
+
+    groups = {"level": f"{record.get('family')} {record.get('level')}"}
+    if task == "split":
+        right = record.get("answer")
+        options = (OptionView(str(record.get("option")), record.get("error"), right == "yes", (),
+                              str(record.get("error") or "the unfolded sheet")),)
+    else:
+        options = tuple(OptionView(str(o.get("label")), o.get("error"), o.get("label") == record.get("answer"), (),
+                                   str(o.get("error") or "the unfolded sheet"))
+                        for o in record.get("options") or [] if isinstance(o, dict))
+    labels = None if task == "split" else "".join(o.label for o in options)
+    answers = tuple(choices.answer_view(task, model.scores.get(item_id), model.by_id.get(item_id), options, labels)
+                    for model in models)
+    return ItemView(index, item_id, record, "", (), groups, answers=answers, options=options)
 
 
 def _answer_view(task: str, truth: TruthItem, model: ModelRun, options: Sequence[OptionView], record: dict) -> AnswerView:

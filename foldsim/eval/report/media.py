@@ -26,7 +26,8 @@ from ...trace import trace
 DRAWN_STYLE = ImageStyle(width=360, height=300, supersample=2, font_size=7.2, edge_width=1.0)
 #: record fields naming media files, relative to the dataset folder, and their captions
 RECORD_MEDIA = {"resultImg": "result (3-D)", "foldingVideo": "folding video", "unfoldingVideo": "unfolding video",
-                "questionImg": "question (choice)", "optionImg": "option (split row)"}
+                "questionImg": "question (choice)", "optionImg": "option (split row)",
+                "stepsImg": "fold steps and punch"}
 #: a record field naming one image per option label (the choice tasks)
 OPTION_IMAGES = "optionImgs"
 _STEP_RE = re.compile(r"_fold_(\d+)_[^/]*\.png$")
@@ -106,8 +107,12 @@ def found_media(root: Path, record: object, item_id: str) -> list[Medium]:
     if isinstance(record, dict):
         named = [(key, caption, record.get(key)) for key, caption in RECORD_MEDIA.items()]
         options = record.get(OPTION_IMAGES)
+        if isinstance(options, list):  # family records: one image per option, labels A, B, ... in order
+            options = {chr(ord("A") + k): value for k, value in enumerate(options[:26])}
         if isinstance(options, dict):
             named += [(f"option-{label}", f"option {label}", value) for label, value in options.items() if str(label).isalnum()]
+        if record.get("stepsImg") == record.get("questionImg"):  # VisFactor: the question is the steps image
+            named = [n for n in named if n[0] != "stepsImg"]
         for key, caption, value in named:
             path = inside(root, value) if isinstance(value, str) and value else None
             if path is not None:
