@@ -240,3 +240,129 @@ def test_fuzzed_texts_find_answers_in_bounded_time(text, repeat):
     assert time.perf_counter() - started < SECOND
     assert status in STATUSES and (data is None) == bool(reason)
     assert find_answer_json(big, fast=False)[0] == data
+
+
+# ------------------------------------------------------------------------------------------------ hostile Python records
+# (issue 19 item 1) Records a caller builds in Python, which no JSON file can hold: ints too large for
+# a float or for str(), nesting past the recursion limit, cycles (tests/hostile.py), anywhere in the
+# record. Every public entry point gives them a status (too_large / unparseable) and scores them zero.
+
+from foldsim import rewards as R  # noqa: E402
+from foldsim.eval.answers import STATUS_TOO_LARGE, STATUS_UNPARSEABLE, Answer, answer_of_completion  # noqa: E402
+from foldsim.eval.item import score_item  # noqa: E402
+from foldsim.eval.scoring_compat import MODE_SCORING_DIR, MODE_TOP_LEVEL, score_compat  # noqa: E402
+
+import hostile as H  # noqa: E402
+
+REFUSED_STATUSES = (STATUS_TOO_LARGE, STATUS_UNPARSEABLE)
+PREDICTION_TASKS = ("prediction", "backward", "text", "generalization")
+COMPAT = (("prediction", MODE_TOP_LEVEL), ("prediction", MODE_SCORING_DIR), ("backward", MODE_TOP_LEVEL),
+          ("text", MODE_TOP_LEVEL), ("generalization", MODE_TOP_LEVEL))
+PREDICTION_COLUMN = [json.dumps(r) for r in PREDICTION_RECORDS]
+PLAN_COLUMN = [json.dumps(r) for r in PLAN_RECORDS]
+
+
+@st.composite
+def hostile_case(draw, records: list[dict], perfect) -> tuple:
+    """(record index, base record, path, kind, choice): a perfect answer as answer fields, in a
+    provider envelope or as chat messages, and where and what to make hostile in it."""
+    index = draw(st.integers(0, len(records) - 1))
+    item, body = records[index]["id"], perfect(records[index])
+    base_kind = draw(st.sampled_from(["fields", "envelope", "chat"]))
+    if base_kind == "fields":
+        base = {"id": item, **body}
+    elif base_kind == "envelope":
+        provider = draw(st.sampled_from(["response", "openai", "responses", "anthropic", "gemini", "runner"]))
+        base = envelope(json.dumps(body), provider, item, True)
+    else:
+        base = [{"role": "user", "content": [{"type": "text", "text": "fold it"}]}, {"role": "assistant", "content": json.dumps(body)}]
+    return index, base, draw(st.sampled_from(H.paths(base))), draw(st.sampled_from(H.KINDS)), draw(st.integers(0, 4))
+
+
+def assert_refused(answer: Answer) -> None:
+    assert answer.status in REFUSED_STATUSES, (answer.status, answer.reason)
+    assert answer.reason and "\n" not in answer.reason and len(answer.reason) <= 200, answer.reason
+    assert answer.data is None and answer.prediction() == answer.prediction(directions=False) and answer.plan().folds == ()
+
+
+def read_answer(record: object) -> Answer:
+    """The record through the answer parser (a dict) or the completion reader (chat messages), timed."""
+    started = time.perf_counter()
+    answer = parse_answer_record(record, 0) if isinstance(record, dict) else answer_of_completion(record, 0)
+    answer.prediction(), answer.prediction(directions=False), answer.plan()
+    assert time.perf_counter() - started < SECOND
+    assert answer.status in STATUSES
+    return answer
+
+
+def refused_anywhere(record: object, path: tuple) -> bool:
+    """Whether the parser must refuse the record: a record (dict) is refused whatever the path; in
+    chat messages only the last assistant message's content is read."""
+    return isinstance(record, dict) or path[:2] == (1, "content")
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # a reward's batch-level backstop fired: a failure
+@fuzz_settings(0.03)
+@given(case=hostile_case(PREDICTION_RECORDS, perfect_prediction))
+def test_hostile_prediction_records_get_a_status_and_score_zero(case):
+    index, base, path, kind, choice = case
+    record = H.hostile(base, path, kind, choice)
+    refused = refused_anywhere(record, path)
+    answer = read_answer(record)
+    if isinstance(record, dict):
+        assert_refused(answer)
+    truth = PREDICTION_RECORDS[index]
+    for task in PREDICTION_TASKS:
+        metrics = score_item(task, truth, record)
+        if refused:
+            assert metrics["exact_match"] == 0.0 and metrics["answer_parsed"] == 0.0, (task, metrics)
+    for reward in R.REWARDS.values():
+        values = reward(completions=[record, record], record=[PREDICTION_COLUMN[index]] * 2)
+        assert len(values) == 2 and all(v is None or 0.0 <= v <= 1.0 for v in values), reward.__name__
+    if refused:
+        assert R.prediction_exact(completions=[record], record=[PREDICTION_COLUMN[index]]) == [0.0]
+    built = Answer(str(truth["id"]), "ok", record=record)  # a compat caller's own Answer around the raw record
+    for task, mode in COMPAT:
+        for given_answer in (answer, built):
+            report = score_compat(task, PREDICTION_TRUTH, [replace_id(given_answer, truth["id"])], mode)
+            json.dumps(report.to_dict(details=True), default=str)
+            if refused:
+                assert report.counts["exact"] == 0, (task, mode, report.counts)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # a reward's batch-level backstop fired: a failure
+@fuzz_settings(0.03)
+@given(case=hostile_case(PLAN_RECORDS, perfect_plan))
+def test_hostile_plans_get_a_status_and_verify_and_score_zero(case):
+    index, base, path, kind, choice = case
+    record = H.hostile(base, path, kind, choice)
+    refused = refused_anywhere(record, path)
+    answer = read_answer(record)
+    if isinstance(record, dict):
+        assert_refused(answer)
+    task = PLAN_TASKS[index]
+    fast = verify_completions([PLAN_RECORDS[index]], [record])
+    if refused:
+        assert fast.reasons.tolist() == ["parse_error"], fast.reasons
+    if isinstance(record, dict):
+        assert judge_plans([PLAN_RECORDS[index]], [answer]).reasons.tolist() == fast.reasons.tolist()
+    metrics = score_item("planning", PLAN_RECORDS[index], record)
+    if refused:
+        assert metrics["exact_match"] == 0.0 and metrics["answer_parsed"] == 0.0, metrics
+    for reward in R.REWARDS.values():
+        values = reward(completions=[record, record], record=[PLAN_COLUMN[index]] * 2)
+        assert len(values) == 2 and all(v is None or 0.0 <= v <= 1.0 for v in values), reward.__name__
+    if refused:
+        assert R.planning_correct(completions=[record], record=[PLAN_COLUMN[index]]) == [0.0]
+    built = Answer(task.id, "ok", record=record)
+    for given_answer in (answer, built):
+        report = score_compat("planning", PLAN_TASKS, [replace_id(given_answer, task.id)])
+        json.dumps(report.to_dict(details=True), default=str)
+        if refused:
+            assert report.counts["exact"] == 0, report.counts
+
+
+def replace_id(answer: Answer, item: object) -> Answer:
+    from dataclasses import replace
+
+    return replace(answer, id=str(item))

@@ -12,7 +12,10 @@ batch and a bad hole still counts as a prediction.
 Parsing is linear in the answer's size: strict JSON is decoded once with orjson; only when that
 fails are candidates searched (one scan, no backtracking regex) and repaired (one tokenizing pass).
 Caps bound the rest (MAX_ANSWER_CHARS, MAX_DEPTH, MAX_DIGITS, MAX_CANDIDATES); an answer that hits
-one gets the status "too_large" and a reason naming the cap.
+one gets the status "too_large" and a reason naming the cap. A record built in Python rather than read
+from JSON text meets the same caps before anything reads it (`structure_problem`): an int with more
+than MAX_DIGITS digits or nesting deeper than MAX_DEPTH anywhere in it is "too_large", a record that
+contains itself "unparseable", as the file reader would say of the text such a record cannot have.
 
 Statuses: "ok" (an answer object was found), "empty" (no text or no answer at all), "error" (an
 error row from the runner, or a provider status other than success), "unparseable" (text with no
@@ -58,6 +61,9 @@ MAX_ANSWER_CHARS = 2_000_000
 MAX_DEPTH = 32
 #: digits of a JSON number in an answer (counts, locations and angles need at most 3)
 MAX_DIGITS = 20
+#: values (containers and scalars, a shared container counted wherever it is used) in a record built
+#: in Python: as many as an answer text of MAX_ANSWER_CHARS can hold ("[0,0,...]")
+MAX_VALUES = MAX_ANSWER_CHARS // 2
 #: JSON candidates parsed per answer, the last-ending first (a real answer is found in the first few)
 MAX_CANDIDATES = 1000
 #: characters of candidates parsed per answer: twice the text, plus this much (nested candidates
@@ -237,6 +243,88 @@ def nesting_depth(data: object, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
+_CONTAINERS = (dict, list, tuple, set, frozenset)
+_TOO_MANY_DIGITS = 10**MAX_DIGITS
+_SCALARS = frozenset({str, float, bool, type(None)})
+
+
+def structure_problem(value: object) -> tuple[str, str] | None:
+    """(status, reason) when a value built in Python is one no JSON answer could be, else None: an
+    int (a value or a key) with more than MAX_DIGITS digits, nesting deeper than MAX_DEPTH, or more
+    than MAX_VALUES values once written out (a container shared n times counts n times: 30 levels
+    of `[x, x]` are a billion values as text) -> STATUS_TOO_LARGE, the reasons the file reader gives
+    for the same text (`loads_lenient`); a container inside itself (a cycle) -> STATUS_UNPARSEABLE.
+
+    The one guard between records a caller builds and every reader of them (the answer parser,
+    verify's fast path, the compat scorers, the rewards' keys), so none of them meets an int a float
+    cannot hold, recursion past the interpreter's limit, a cycle or an exponential walk (json.dumps,
+    str). Iterative, and each container is walked once (a shared one is remembered with its height
+    and size), so the work is linear in the distinct containers, never in the paths through them."""
+    cls = value.__class__
+    if cls in _SCALARS:
+        return None
+    if isinstance(value, int):
+        return _int_problem(value)
+    if not isinstance(value, _CONTAINERS):
+        return None
+    walked: dict[int, tuple[int, int]] = {}  # id -> (height, values) of a container walked already
+    on_path = {id(value)}
+    frames = [[value, _children(value), 1, 1]]  # [container, its children left, height, values in it so far]
+    total = 1  # values written out so far, the whole record's
+    while frames:
+        frame = frames[-1]
+        for child in frame[1]:
+            if total >= MAX_VALUES:
+                return STATUS_TOO_LARGE, f"more than {MAX_VALUES:,} values"
+            total += 1
+            frame[3] += 1
+            if child.__class__ in _SCALARS:
+                continue
+            if isinstance(child, int):
+                problem = _int_problem(child)
+                if problem:
+                    return problem
+            elif isinstance(child, _CONTAINERS):
+                key = id(child)
+                if key in on_path:
+                    return STATUS_UNPARSEABLE, "the record contains itself (a cyclic structure), which no JSON text can"
+                done = walked.get(key)
+                if done is None:
+                    if len(frames) >= MAX_DEPTH:
+                        return STATUS_TOO_LARGE, f"nested deeper than {MAX_DEPTH} levels"
+                    frame[3] -= 1  # the child's frame counts it, and adds it in when done
+                    on_path.add(key)
+                    frames.append([child, _children(child), 1, 1])
+                    break
+                height, values = done
+                if len(frames) + height > MAX_DEPTH:
+                    return STATUS_TOO_LARGE, f"nested deeper than {MAX_DEPTH} levels"
+                frame[2] = max(frame[2], height + 1)
+                frame[3] += values - 1
+                total += values - 1
+        else:
+            frames.pop()
+            on_path.discard(id(frame[0]))
+            walked[id(frame[0])] = frame[2], frame[3]
+            if frames:
+                frames[-1][2] = max(frames[-1][2], frame[2] + 1)
+                frames[-1][3] += frame[3]
+    if total > MAX_VALUES:
+        return STATUS_TOO_LARGE, f"more than {MAX_VALUES:,} values"
+    return None
+
+
+def _children(container: object):
+    """A container's values, a dict's keys too (an int key is a value json.dumps writes)."""
+    return iter((*container.keys(), *container.values())) if isinstance(container, dict) else iter(container)
+
+
+def _int_problem(number: int) -> tuple[str, str] | None:
+    if -_TOO_MANY_DIGITS < number < _TOO_MANY_DIGITS:
+        return None
+    return STATUS_TOO_LARGE, f"a number with more than {MAX_DIGITS} digits"
+
+
 def repair_json(text: str) -> str:
     """The candidate with small damage repaired in one tokenizing pass, strings never touched:
     single-quoted strings become double-quoted, bare codes (`V2-B`, `R-90`) are quoted, trailing
@@ -302,7 +390,7 @@ def load_answers(path: str | Path) -> list[Answer]:
     text = read_text(path)
     jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
     with paused_gc():
-        return [record if isinstance(record, Answer) else parse_answer_record(record, i)
+        return [record if isinstance(record, Answer) else answer_of_record(record, i, ANSWER_KEYS)
                 for i, record in enumerate(split_answer_text(text, path.stem, jsonl=jsonl))]
 
 
@@ -417,15 +505,27 @@ def answer_id(record: object, index: int) -> str:
     """`custom_id`, else `id`, else `key` (Gemini batch), else `metadata.key`, else "item <index>"."""
     if isinstance(record, dict):
         for value in (record.get("custom_id"), record.get("id"), record.get("key"), _dig(record, "metadata", "key")):
-            if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+            if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)
+                                          and -_TOO_MANY_DIGITS < value < _TOO_MANY_DIGITS):
                 return str(value)
     return f"item {index}"
 
 
 def parse_answer_record(record: object, index: int, *, keys: Iterable[str] = ANSWER_KEYS) -> Answer:
     """One record (or raw string) -> Answer. Never raises; `keys` are the keys an answer object must
-    have at least one of."""
-    keys = tuple(keys)
+    have at least one of. A record no JSON text could hold (`structure_problem`: an over-long int,
+    nesting deeper than MAX_DEPTH, a cycle) is refused whole with that status, keeping no data and
+    no record, so no reader ever meets it."""
+    problem = structure_problem(record)
+    if problem is not None:
+        status, reason = problem
+        return Answer(answer_id(record, index), status, reason)
+    return answer_of_record(record, index, tuple(keys))
+
+
+def answer_of_record(record: object, index: int, keys: tuple[str, ...]) -> Answer:
+    """`parse_answer_record` of a record read from JSON text, which cannot hold what the guard
+    refuses (the file reader's hot path skips the guard's walk)."""
     item = answer_id(record, index)
     if isinstance(record, str):
         return answer_of_text(item, record, "text", record, keys)
@@ -1097,7 +1197,7 @@ def parse_directions(value: object, notes: list[str]) -> frozenset[int]:
 
 
 def _angles(numbers: list[float], original: object, notes: list[str]) -> frozenset[int]:
-    if any(not float(n).is_integer() or abs(n) >= 1e9 for n in numbers):
+    if any(not (isinstance(n, int) or n.is_integer()) or abs(n) >= 1e9 for n in numbers):  # float(int) can overflow
         notes.append(f"direction {_one_line(original, 60)} is not a whole number of degrees")
         return frozenset()
     return frozenset(int(n) % 360 for n in numbers)

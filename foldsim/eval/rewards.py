@@ -43,7 +43,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .answers import STATUS_EMPTY, STATUS_OK, Answer, answer_of_completion, paused_gc
+from .answers import STATUS_EMPTY, STATUS_OK, Answer, answer_of_completion, paused_gc, structure_problem
 from .score_base import FIELDS, TEXT_FIELDS, UNFOLDING_TASKS, aggregate, truth_item
 
 Reward = Callable[..., list]
@@ -63,7 +63,7 @@ def _loaded(value: object) -> object:
     if isinstance(value, str) and value[:1] and value[:1] in "[{-0123456789":
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: "[[[[..." past the interpreter's limit
             return value
     return value
 
@@ -93,6 +93,8 @@ def truth_records(count: int, columns: dict) -> list[dict | None]:
     for i in range(count):
         record = {name: _loaded(lists[name][i]) for name in present}
         try:
+            if structure_problem(record) is not None:  # json.dumps would recurse, loop or explode
+                raise ValueError
             key = json.dumps(record, sort_keys=True, default=repr)
         except (TypeError, ValueError, RecursionError):
             out.append(record)
@@ -131,8 +133,10 @@ def _completion_key(completion: object) -> object:
     if isinstance(completion, str):
         return completion
     if isinstance(completion, list) and all(type(m) is dict and type(m.get("content")) is str and len(m) <= 2
-                                            for m in completion):
+                                            and type(m.get("role")) in (str, type(None)) for m in completion):
         return tuple((m.get("role"), m["content"]) for m in completion)  # chat messages: no JSON needed
+    if structure_problem(completion) is not None:  # json.dumps would recurse, loop or explode; the parser refuses it
+        return ("object", id(completion))
     try:
         return json.dumps(completion, sort_keys=True, default=repr)
     except (TypeError, ValueError, RecursionError):

@@ -37,7 +37,7 @@ from functools import partial
 
 import numpy as np
 
-from .answers import Answer, response_text
+from .answers import Answer, response_text, structure_problem
 from ..config import Config
 from ..errors import InputError, describe
 from ..holes import SHAPE_PERIOD, Hole
@@ -204,6 +204,17 @@ def model_text(record: object, *, raw_response: bool) -> str | None:
     if source == "raw_response" and not raw_response:
         return None
     return text
+
+
+def answer_record(answer: Answer) -> object:
+    """The record a scorer re-reads, or None (no answer: the empty answer) for a record no JSON text
+    could hold (`answers.structure_problem`). Answers from the parser never keep such a record; this
+    covers an Answer a caller builds around one, so no scorer here meets an int a float cannot hold,
+    recursion past the interpreter's limit (json.dumps, str) or a cycle."""
+    record = answer.record
+    if isinstance(record, (dict, list, tuple)) and structure_problem(record) is not None:
+        return None
+    return record
 
 
 def is_error_row(record: object) -> bool:
@@ -786,11 +797,11 @@ def score_family(scorer: Scorer, truth: Sequence[TruthItem], answers: Sequence[A
     crashes: list[str] = []
     show_direction = True
     if scorer.gate is not None:
-        parsed = {a.id: scorer.extract(a.record) for a in {a.id: a for a in answers}.values()}
+        parsed = {a.id: scorer.extract(answer_record(a)) for a in {a.id: a for a in answers}.values()}
         show_direction, crashes = direction_gate(scorer, parsed)
         pairs = [(t, parsed[a.id]) for t, a in scored_pairs(scorer, truth, answers)]
     else:
-        pairs = [(t, scorer.extract(a.record)) for t, a in scored_pairs(scorer, truth, answers)]
+        pairs = [(t, scorer.extract(answer_record(a))) for t, a in scored_pairs(scorer, truth, answers)]
     read = []
     for t, data in pairs:
         try:
@@ -1025,7 +1036,7 @@ def planning_replays(truth: Sequence[TruthItem], answers: Sequence[Answer]) -> t
         if answer.id not in wanted:
             continue
         try:
-            kind, value = planning_input(answer.record)
+            kind, value = planning_input(answer_record(answer))
             plans.append((answer.id, value, (), ()) if kind == "replay" else (answer.id, None, *run_py_plan(value)))
         except Skipped as why:
             notes.append(f"{answer.id}: no replay ({why})")

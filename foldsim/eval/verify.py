@@ -41,7 +41,7 @@ from ..planning import (
 )
 from .answers import (
     ANSWER_KEYS, PLAN_KEYS, STATUS_OK, Answer, answer_of_completion, assistant_text, fast_answer_data, index_answers, load_answers,
-    paused_gc,
+    paused_gc, structure_problem,
 )
 
 CORRECT = "correct"
@@ -477,7 +477,8 @@ def read_completions(completions: Sequence[object]) -> tuple[list[Answer], list[
                 data = fast_answer_data(text) if text.__class__ is str else None
             elif completion.__class__ is str:
                 data = fast_answer_data(completion)
-            elif completion.__class__ is dict and not completion.keys().isdisjoint(ANSWER_KEYS):
+            elif completion.__class__ is dict and not completion.keys().isdisjoint(ANSWER_KEYS) \
+                    and structure_problem(completion) is None:  # else the parser refuses it, with its status
                 data = completion
             else:
                 data = None
