@@ -174,6 +174,10 @@ def planning_task(record: object, index: int, *, memo: ReadMemo | None = None) -
     return PlanningTask(item, folds, target, keys=memo.keys(target) if memo else None)
 
 
+#: the most folds a planning task may ask for (far beyond any plan; the verifier keeps counts in int16)
+MAX_TASK_FOLDS = 2**15 - 1
+
+
 def task_folds(record: dict) -> int:
     """The number of folds a planning record asks for: `numberofFoldingSteps`, else the length of
     `foldingTypes`; InputError when it is not a positive integer."""
@@ -182,6 +186,8 @@ def task_folds(record: dict) -> int:
         folds = len(record["foldingTypes"])
     if isinstance(folds, bool) or not isinstance(folds, int) or folds < 1:
         raise InputError(f"{describe(folds)} is not a positive number of folds", field="numberofFoldingSteps")
+    if folds > MAX_TASK_FOLDS:  # the verifier's fold-count column is int16
+        raise InputError(f"{describe(folds)} folds: more than any plan can hold ({MAX_TASK_FOLDS:,})", field="numberofFoldingSteps")
     return folds
 
 

@@ -419,3 +419,61 @@ def test_output_path_checks_pass_or_fail_in_one_line(tmp_path, parts, kind):
     except OSError as error:  # e.g. a name longer than the file system allows: must not happen
         raise AssertionError(f"{path}: {error!r} escaped") from error
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir", "file"]  # nothing created, no probe left
+
+
+# -- hostile records built in Python (issue 19 item 1) -------------------------------------------------
+# Truth and task records a caller builds in Python that no JSON file can hold: ints too large for a float
+# or str(), the record nested in itself past the recursion limit, cycles, exponential sharing
+# (tests/hostile.py), anywhere in the record. Every entry point that reads records gives an InputError
+# naming the item (or an invalid item in a batch), never another exception, and the records beside it
+# are read as without it.
+
+import warnings  # noqa: E402
+
+import hostile as H  # noqa: E402
+from foldsim import rewards as R  # noqa: E402
+from foldsim.eval.item import score_item  # noqa: E402
+from foldsim.eval.score_base import truth_item  # noqa: E402
+from foldsim.eval.verify import verify_completions  # noqa: E402
+from foldsim.codes import code_of_entry  # noqa: E402
+
+
+def only_input_error(call) -> None:
+    try:
+        call()
+    except InputError as error:
+        assert "\n" not in str(error) and len(str(error)) < 600 and "internal error" not in str(error), str(error)
+
+
+@fuzz_settings(0.01)
+@given(data=st.data())
+def test_hostile_python_records_are_invalid_items_never_crashes(pool, data):
+    index = data.draw(st.integers(0, len(pool) - 1))
+    base = pool[index]
+    path = data.draw(st.sampled_from(H.paths(base)))
+    record = H.hostile(base, path, data.draw(st.sampled_from(H.KINDS)), data.draw(st.integers(0, 4)))
+    neighbour = pool[(index + 1) % len(pool)]
+    checked = check_records([neighbour, record, neighbour])
+    assert [i.verdict for i in checked.items][::2] == [MATCH, MATCH]
+    assert_item(record, path if path[0] != "x" else None, checked.items[1], 1)
+    [simulated] = simulate([record])
+    assert simulated.status in ("ok", "not_realizable", "off_paper", "invalid") and "\n" not in simulated.reason and "internal error" not in simulated.reason
+    only_input_error(lambda: trace(record))
+    only_input_error(lambda: truth_item(record, 0))
+    answer = {k: neighbour[k] for k in ("totalNumberofHoles", "unfoldingTypes", "resultHoles")}
+    for task in ("prediction", "generalization", "planning"):
+        only_input_error(lambda: score_item(task, record, json.dumps(answer)))
+    task = planning_task(record, 0)
+    assert task.error is None or "\n" not in task.error
+    plan = {"folds": [code_of_entry(e) for e in neighbour["foldingTypes"]], "holes": neighbour["initialHoles"]}
+    judged = verify_completions([record, neighbour], [json.dumps(plan)] * 2)
+    assert judged.reasons[0] in ("correct", "invalid_task", "holes_differ", "wrong_fold_count", "has_rotation",
+                                 "too_many_punches", "not_realizable", "off_paper", "invalid_hole")
+    assert judged.reasons[1] == ("correct" if len(plan["holes"]) <= 2 and "R" not in "".join(plan["folds"]) else judged.reasons[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # a reward's batch-level backstop firing is a failure
+        for reward in R.REWARDS.values():
+            values = reward(completions=[json.dumps(answer), json.dumps(plan)] * 2, record=[record, neighbour] * 2)
+            assert all(v is None or 0.0 <= v <= 1.0 for v in values), reward.__name__
+        for column in ("[" * 3000 + "]" * 3000, "{\"resultHoles\": " * 3000):  # a JSON column past the recursion limit
+            assert R.prediction_partial(completions=[json.dumps(answer)] * 2, record=[column, json.dumps(neighbour)]) == [0.0, 1.0]
