@@ -17,7 +17,7 @@ from foldsim.check import check_records
 from foldsim.cli import app
 from foldsim.dataset.generate import MAX_HOLES, GenerateOptions, draw_holes, generate_records, hole_limit
 from foldsim.holes import SHAPE_PERIOD, SHAPES, direction_quarter
-from foldsim.dataset.media import MediaRequest, asset_fields, render_items
+from foldsim.dataset.media import LOCK_FILE, MediaRequest, asset_fields, render_items
 
 GROUPS = ["--group", "one_step", "--group", "three_step_with_rotation"]
 ARGS = ["generate", "--task", "prediction", *GROUPS, "--count", "2", "--seed", "7"]
@@ -70,6 +70,32 @@ def test_same_seed_same_bytes_whatever_the_workers(first_run, tmp_path):
     assert all((tmp_path / p).read_bytes() == (first_run / p).read_bytes() for p in texts)
     other_seed = generate_records(GenerateOptions("prediction", ("one_step", "three_step_with_rotation"), 2, seed=8))
     assert other_seed != records_of(first_run)
+
+
+def folder_bytes(out: Path) -> dict[str, bytes]:
+    """Every file under a folder, hidden ones included (relative path -> bytes)."""
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def test_a_finished_folder_holds_only_the_dataset_and_same_seed_folders_are_identical(first_run, tmp_path):
+    """No lock file or other run state is left in what users publish (issue 19 item 2): a second run
+    with the same seed gives a byte-identical folder, file for file; so does a folder a killed run
+    left its lock file in, and the output of `render`."""
+    expected = folder_bytes(first_run)
+    top = {path.split("/")[0] for path in expected}
+    assert top == {DATA, "paper_structure.png", "img_text_outputs", "manifest"}, top
+    assert not [path for path in expected if any(part.startswith(".") for part in path.split("/"))]
+    again = tmp_path / "again"
+    assert invoke(*ARGS, "--out", str(again), "--text", "--images", "--workers", "1").exit_code == 0
+    assert folder_bytes(again) == expected
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    (killed / LOCK_FILE).write_text("99999999")  # a killed run's lock file: unlocked, taken over, removed
+    assert invoke(*ARGS, "--out", str(killed), "--text", "--images", "--workers", "1").exit_code == 0
+    assert folder_bytes(killed) == expected
+    rendered = tmp_path / "rendered"
+    assert invoke("render", str(first_run / DATA), "--out", str(rendered), "--text", "--workers", "1").exit_code == 0
+    assert {p.name for p in rendered.iterdir()} == {"paper_structure.png", "img_text_outputs", "manifest"}
 
 
 def test_resume_renders_only_what_is_missing(first_run):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -112,6 +113,34 @@ def test_a_second_run_into_a_locked_folder_refuses_with_one_line(tmp_path):
     assert len(lines) == 1 and lines[0].startswith(f"error: {tmp_path}: another foldsim run is writing"), other.stderr
     assert not (tmp_path / DATA).exists()  # the refused run wrote nothing
     assert generate(tmp_path, 6).exit_code == 0  # the lock goes with the process that held it
+
+
+def test_the_lock_file_goes_with_the_run_and_a_run_never_holds_a_removed_one(tmp_path, monkeypatch):
+    """The lock is removed when the run ends, and removing it never lets two runs in: a run that
+    opened the file just before the holder removed it, and then got the flock on that removed
+    file, must try again on the path's file (which a third run may hold) instead of going on."""
+    request = MediaRequest.of(text=True)
+    first = open_output(tmp_path, request)
+    first.__enter__()
+    with pytest.raises(media.FolderBusy, match=f"pid {os.getpid()}"):
+        open_output(tmp_path, request).__enter__()
+    stale = open(tmp_path / LOCK_FILE, "a+")  # opened while the first run holds it ...
+    first.__exit__(None, None, None)  # ... which then removes the file and releases its lock
+    assert not (tmp_path / LOCK_FILE).exists()
+    opened = []
+
+    def opening(path, *args, **kwargs):  # the next run's first open() hands over the stale file
+        handle = stale if not opened else open(path, *args, **kwargs)
+        opened.append(handle)
+        return handle
+
+    monkeypatch.setattr(media, "open", opening, raising=False)
+    with open_output(tmp_path, request):
+        assert len(opened) == 2 and opened[0].closed  # locked the removed file, saw it, locked the path's
+        monkeypatch.undo()
+        with pytest.raises(media.FolderBusy):
+            open_output(tmp_path, request).__enter__()
+    assert not (tmp_path / LOCK_FILE).exists() and list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("blocker", ["out", "manifest", "folding_frames", DATA])

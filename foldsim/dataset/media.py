@@ -12,7 +12,7 @@ Layout (the benchmark's, formats §1.2 and §5), under the dataset root:
     img_text_outputs/<id>/img/<id>_fold_<i>_<foldType>.png ...   --images
     img_text_outputs/<id>/text/<id>_textual_steps.txt ...        --text
     manifest/<id>.json                            what was written for the item, from what, and how
-    .foldsim.lock                                 held while a run writes into the folder
+    .foldsim.lock                                 only while a run writes into the folder (removed at its end)
 
 Resume that cannot lie. An item's manifest holds a content hash of its record (media fields
 aside), the file it came from, and per modality the hash of the media options and the size and
@@ -529,8 +529,15 @@ def open_output(out_dir: str | Path, request: MediaRequest, data_files: Sequence
 
 
 class OutputLock:
-    """The context manager of `open_output`: an exclusive flock on `<out>/.foldsim.lock`, released
-    when the process ends however it ends (so a killed run never leaves the folder locked)."""
+    """The context manager of `open_output`: an exclusive flock on `<out>/.foldsim.lock`, which the
+    run removes when it ends (so a finished dataset folder holds only the dataset). The kernel
+    releases the flock when the process ends however it ends, so a killed run never leaves the
+    folder locked, only the file, which the next run takes over and removes.
+
+    Removing a lock file is safe with one rule: the holder unlinks the file before releasing it, and
+    a run that got the flock holds the lock only if the file it locked is still the one at the path
+    (a run that opened the file just before the holder removed it locks a file nobody else will,
+    sees that, and tries again)."""
 
     def __init__(self, path: Path, request: MediaRequest, data_files: tuple[str, ...]):
         self.path, self.request, self.data_files = path, request, data_files
@@ -539,18 +546,22 @@ class OutputLock:
     def __enter__(self) -> OutputFolder:
         check_output(self.path, self.request, self.data_files)
         lock = self.path / LOCK_FILE
-        try:
-            handle = open(lock, "a+")
-        except OSError as error:
-            raise InputError(f"cannot open the lock file: {error.strerror}", item=str(lock)) from None
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.seek(0)
-            holder = handle.read().strip()
-            handle.close()
-            raise FolderBusy(f"another foldsim run is writing into this folder{f' (pid {holder})' if holder else ''}; "
-                             "wait for it to finish or choose another --out", item=str(self.path)) from None
+        while True:
+            try:
+                handle = open(lock, "a+")
+            except OSError as error:
+                raise InputError(f"cannot open the lock file: {error.strerror}", item=str(lock)) from None
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.seek(0)
+                holder = handle.read().strip()
+                handle.close()
+                raise FolderBusy(f"another foldsim run is writing into this folder{f' (pid {holder})' if holder else ''}; "
+                                 "wait for it to finish or choose another --out", item=str(self.path)) from None
+            if _same_file(handle, lock):
+                break
+            handle.close()  # the holder removed it meanwhile: lock the path's file, not the old one
         handle.seek(0)
         handle.truncate()
         handle.write(str(os.getpid()))
@@ -560,8 +571,20 @@ class OutputLock:
 
     def __exit__(self, *exc) -> None:
         if self._handle is not None:
+            try:
+                (self.path / LOCK_FILE).unlink(missing_ok=True)  # before the release: see the class docstring
+            except OSError:
+                pass  # a folder made read-only meanwhile: the file stays, unlocked, and the next run reuses it
             self._handle.close()  # closing the file releases the lock
             self._handle = None
+
+
+def _same_file(handle, path: Path) -> bool:
+    """Whether the open file is still the one at `path`."""
+    try:
+        return os.path.samestat(os.fstat(handle.fileno()), os.stat(path))
+    except OSError:  # removed meanwhile
+        return False
 
 
 def sweep_temps(out_dir: Path) -> int:
