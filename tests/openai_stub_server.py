@@ -13,7 +13,9 @@ retries, resumption and that nothing is asked or written twice:
                                                      200 that is not JSON, a 400; then the answer
      "delay": 0.0,                                   seconds before every answer
      "stall": 5.0,
-     "api_key": null}                                when set, other keys get 401
+     "api_key": null,                                when set, other keys get 401
+     "log_messages": false}                          when true, each valid request's messages
+                                                     are logged too (row field "messages")
 
 Requests are checked against the chat format (model, messages, content parts of type text /
 image_url / video_url with data: or http(s) URLs); a bad one gets 400 and is logged as "invalid".
@@ -81,6 +83,7 @@ class Script:
         self.delay = float(data.get("delay", 0.0))
         self.stall = float(data.get("stall", 5.0))
         self.api_key = data.get("api_key")
+        self.log_messages = bool(data.get("log_messages", False))
         self.counts: dict[str, int] = {}
         self.lock = threading.Lock()
         self.log_handle = open(log_path, "a", encoding="utf-8")
@@ -140,7 +143,8 @@ class Handler(BaseHTTPRequestHandler):
         n, outcome = script.next_outcome(key)
         script.log(key=key, n=n, outcome=outcome, model=body["model"], max_tokens=body.get("max_tokens"),
                    images=sum(1 for m in body["messages"] if isinstance(m.get("content"), list)
-                              for p in m["content"] if p.get("type") == "image_url"))
+                              for p in m["content"] if p.get("type") == "image_url"),
+                   **({"messages": body["messages"]} if script.log_messages else {}))
         if outcome.startswith("429"):
             _, _, seconds = outcome.partition(":")
             return self._error(429, "slow down", {"retry-after": seconds or "1"})
