@@ -230,6 +230,22 @@ def test_13_without_a_declared_total_only_the_kept_holes_count():
     assert report.metrics["extra_rate"] == pytest.approx(1 / 240) and report.metrics["missing_rate"] == 0.0
 
 
+def test_13b_without_a_declared_truth_total_the_rates_count_every_listed_truth_hole():
+    """compare_json_files takes an absent totalNumberofHoles from the raw resultHoles lists for its
+    extra/missing counts, where compare_result_holes (exact, fields) uses the kept holes: a truth
+    hole whose location is neither an int nor a [row, col, tri] is dropped from the second only."""
+    no_total = [truth_item({"id": "PFHP_9_shape_mod", "resultHoles": [hole("circle", "large", "", 3), hole("star", "small", 90, "4")]}, 0),
+                truth_item({"id": "PFHP_10_size_mod", "resultHoles": [hole("star", "small", 0, 8), hole("star", "small", 0, 9.0)]}, 1)]
+    a = answers(gen("PFHP_9_shape", [hole("circle", "large", "", 3)]),
+                gen("PFHP_10_size", [hole("star", "small", 0, 8)], totalNumberofHoles=2))
+    report = score_compat("generalization", no_total, a)
+    # PFHP_9: kept G = 1 (the star at "4" is dropped), P = 1 kept, M = 1 -> exact; rates: raw G = 2 > raw P = 1 -> missing
+    # PFHP_10: kept G = 1 (9.0 is no int), declared P = 2 != 1 -> not exact; rates: raw G = 2 = declared P -> neither
+    assert report.crashes == [] and [i.exact for i in report.items] == [True, False]
+    assert report.metrics["exact_match"] == pytest.approx(1 / 240)
+    assert report.metrics["missing_rate"] == pytest.approx(1 / 240) and report.metrics["extra_rate"] == 0.0
+
+
 def test_14_rct_locations_count_in_the_location_field_after_conversion():
     a = answers(gen("PFHP_5_shape", [hole("Circle", "LARGE ", "", [0, 1, 0]), hole("star", "small", 90, [0, 1, 1])], totalNumberofHoles=2))
     report = score_compat("generalization", GEN_TRUTH, a)

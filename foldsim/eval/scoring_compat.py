@@ -533,13 +533,18 @@ def hole_planning(hole: object) -> RefHole:
     return RefHole(shape, size, location, digit_angles(direction), location, (shape.strip().lower(), size.strip().lower()), direction)
 
 
-def raw_truth_holes(truth: TruthItem) -> list:
-    """The truth record's resultHoles as the reference reads them (a hole list stored as a JSON
+def raw_truth_list(truth: TruthItem) -> list:
+    """The truth record's resultHoles list as given, every element (a hole list stored as a JSON
     string, as in the Hugging Face copy, is decoded first)."""
     holes = truth.record.get("resultHoles") or []
     if isinstance(holes, str):
         outcome, holes = loads(holes)
-    return [h for h in holes if isinstance(h, dict)] if isinstance(holes, list) else []
+    return holes if isinstance(holes, list) else []
+
+
+def raw_truth_holes(truth: TruthItem) -> list:
+    """The truth record's resultHoles as the reference reads them: the objects of the list."""
+    return [h for h in raw_truth_list(truth) if isinstance(h, dict)]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -760,6 +765,7 @@ class ReadPair:
     p: object  # P: the answer's total
     rate_p: object  # P of the extra/missing counts
     unfolding: tuple | None
+    rate_g: object = None  # G of the extra/missing counts (None: `g`)
 
 
 def read_pair(scorer: Scorer, truth: TruthItem, data: object) -> ReadPair:
@@ -774,7 +780,10 @@ def read_pair(scorer: Scorer, truth: TruthItem, data: object) -> ReadPair:
         if not isinstance(value, (int, float)):
             raise RefCrash(f"totalNumberofHoles {describe(value)} ({whose}) is not a number (TypeError)")
     unfolding = unfolding_compare(scorer, truth.record, ref.unfolding) if scorer.unfolding else None
-    return ReadPair(truth, ref, truth_holes, holes, g, p, ref.rate_total if ref.total is KEPT_COUNT else p, unfolding)
+    # generalization's extra/missing counts take an absent total from the raw lists on both sides
+    # (compare_json_files), where exact and the fields use the kept holes (compare_result_holes)
+    rate_g = len(raw_truth_list(truth)) if scorer.task == "generalization" and "totalNumberofHoles" not in truth.record else g
+    return ReadPair(truth, ref, truth_holes, holes, g, p, ref.rate_total if ref.total is KEPT_COUNT else p, unfolding, rate_g)
 
 
 def unfolding_compare(scorer: Scorer, truth_record: dict, predicted: object) -> tuple[bool, int, int]:
@@ -818,7 +827,7 @@ def score_family(scorer: Scorer, truth: Sequence[TruthItem], answers: Sequence[A
         if r.unfolding is not None:
             item.unfolding_exact, item.unfolding_matches, item.unfolding_total = r.unfolding
         items.append(item)
-        rates.append((r.g, r.rate_p))
+        rates.append((r.rate_g, r.rate_p))
     return family_report(scorer, mode, items, rates, crashes, show_direction=show_direction)
 
 
