@@ -416,7 +416,7 @@ def test_solve_reports_each_bad_task_and_solves_the_others(tmp_path):
     assert error_lines(done) == [
         f"error: {path}: no_target: resultHoles: missing or not a list (the holes a plan must produce)",
         f"error: {path}: bool_folds: numberofFoldingSteps: True is not a positive number of folds",
-        f"error: {path}: many_folds: numberofFoldingSteps: no physical sequence has 1000000000000000000 folds",
+        f"error: {path}: many_folds: numberofFoldingSteps: 1000000000000000000 folds: more than any plan can hold (32,767)",
         f"error: {path}: shape: resultHoles[0].shape: unknown shape ['star'] (expected one of circle, square, "
         "ellipse, rectangle, triangle, trapezoid, star, letter, text)",
         f"error: {path}: item 5: a record must be an object, got a string",
@@ -445,13 +445,13 @@ def test_solve_survives_an_unexpected_exception_per_task(monkeypatch):
 def test_main_turns_an_escaped_exception_into_one_line(tmp_path, monkeypatch, capsys):
     path = tmp_path / "good.json"
     path.write_text(TWO_GOOD)
-    monkeypatch.setattr(foldsim.check, "check_file", lambda p: (_ for _ in ()).throw(RuntimeError("boom\nsecond line")))
+    monkeypatch.setattr(foldsim.check, "check_file", lambda p, **kw: (_ for _ in ()).throw(RuntimeError("boom\nsecond line")))
     with pytest.raises(SystemExit) as exited:
         main(["check", str(path)])
     assert exited.value.code == EXIT_USAGE
     assert capsys.readouterr().err == ("error: internal error: RuntimeError: boom second line "
                                        "(a bug; rerun with FOLDSIM_DEBUG=1 for the traceback)\n")
-    monkeypatch.setattr(foldsim.check, "check_file", lambda p: (_ for _ in ()).throw(InputError("bad", item="it")))
+    monkeypatch.setattr(foldsim.check, "check_file", lambda p, **kw: (_ for _ in ()).throw(InputError("bad", item="it")))
     with pytest.raises(SystemExit) as exited:
         main(["check", str(path)])
     assert exited.value.code == EXIT_USAGE and capsys.readouterr().err == "error: it: bad\n"
@@ -465,7 +465,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path, monkeypatch, capsys):
     path = tmp_path / "good.json"
     path.write_text(TWO_GOOD)
 
-    def interrupted(_path):
+    def interrupted(_path, **_options):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(foldsim.check, "check_file", interrupted)
