@@ -89,14 +89,62 @@ def test_planning_partial_needs_a_plan_that_keeps_the_rules(records):
     assert scores == [0.0, 0.0, 0.0]
 
 
-def test_rows_of_other_tasks_get_none_and_text_rows_ignore_directions(records):
-    record = records[0]
-    no_directions = prediction_text({**record, "resultHoles": [{**h, "direction": 90 if h["direction"] == 0 else 0}
-                                                                for h in record["resultHoles"]]})
-    column = [json.dumps(record)] * 3
-    kwargs = dict(record=column, task=["prediction", "planning", "prediction"], modality=["images", "images", "text"])
-    assert R.prediction_partial(completions=[no_directions] * 3, **kwargs)[1:] == [None, 1.0]
-    assert R.planning_correct(completions=[plan_text(record)] * 3, **kwargs) == [None, 1.0, None]
+def turned(record: dict) -> dict:
+    """The record with every directed hole turned a quarter (circles and squares have no direction)."""
+    return {**record, "resultHoles": [{**h, "direction": 90 if h["direction"] in (0, "0, 180") else 0}
+                                      for h in record["resultHoles"]]}
+
+
+def test_rows_of_other_tasks_get_none_and_only_the_text_task_ignores_directions(records):
+    record = next(r for r in records if any(h["shape"] not in ("circle", "square") for h in r["resultHoles"]))
+    wrong_directions = prediction_text(turned(record))
+    column = [json.dumps(record)] * 4
+    kwargs = dict(record=column, task=["prediction", "planning", "prediction", "text"],
+                  modality=["images", "images", "text", "text"])
+    assert R.prediction_partial(completions=[wrong_directions] * 4, **kwargs)[1:] == [None, 0.0, 1.0]
+    assert R.planning_correct(completions=[plan_text(record)] * 4, **kwargs) == [None, 1.0, None, None]
+
+
+def test_a_prediction_from_text_grids_with_wrong_directions_is_not_rewarded_as_exact(records):
+    """Issue 20 item 7: the prediction task's text-grid prompt asks for directions and the exports
+    score them (score_item("prediction", ...)); the reward read the `text` modality as the
+    direction-free text task and gave 1.0 beside an exact match of 0.0."""
+    record = next(r for r in records if any(h["shape"] not in ("circle", "square") for h in r["resultHoles"]))
+    completion = prediction_text(turned(record))
+    assert score_item("prediction", record, completion)["exact_match"] == 0.0
+    for columns in (dict(task=["prediction"], modality=["text"]),  # a trainer's own columns
+                    dict(task=["prediction"], modality=["text"], scorer=["prediction"])):  # an export's row
+        assert R.prediction_exact(completions=[completion], record=[json.dumps(record)], **columns) == [0.0]
+        assert R.FIELD_REWARDS["direction"](completions=[completion], record=[json.dumps(record)], **columns) == [
+            score_item("prediction", record, completion)["field_direction"]]
+    # the text task (its prompt asks for no direction) still ignores them, by its scorer
+    assert R.prediction_exact(completions=[completion], record=[json.dumps(record)], task=["text"],
+                              scorer=["text"]) == [score_item("text", record, completion)["exact_match"]] == [1.0]
+
+
+def test_the_rewards_are_the_harness_scores_row_by_row(records):
+    """For every completion (right, directions turned, a hole dropped, unfolding codes wrong, sizes
+    swapped, prose) on every task and modality an export holds: prediction_exact is score_item's
+    exact match of the whole answer (holes and, where the task has them, unfolding codes), and the
+    partial and direction rewards are its partial and field_direction."""
+    rows = []
+    for record in records[:6]:
+        swapped = {**record, "resultHoles": [{**h, "size": "small" if h["size"] == "large" else "large"} for h in record["resultHoles"]]}
+        completions = [prediction_text(record), prediction_text(turned(record)), prediction_text(record, drop=1),
+                       prediction_text({**record, "unfoldingTypes": record["unfoldingTypes"][::-1] + ["H1-F"]}),
+                       prediction_text(swapped), "I could not work it out."]
+        for task, modality in (("prediction", "text"), ("prediction", "images"), ("prediction", "video"), ("text", "text"),
+                               ("backward", "images")):
+            rows += [(record, completion, task, modality) for completion in completions]
+    columns = dict(completions=[c for _, c, _, _ in rows], record=[json.dumps(r) for r, _, _, _ in rows],
+                   task=[t for _, _, t, _ in rows], modality=[m for _, _, _, m in rows], scorer=[t for _, _, t, _ in rows])
+    scores = [score_item(task, record, completion) for record, completion, task, _ in rows]
+    assert R.prediction_exact(**columns) == [m["exact_match"] * m["unfolding_exact"] for m in scores]
+    assert R.prediction_partial(**columns) == pytest.approx([m["partial"] for m in scores])
+    assert R.FIELD_REWARDS["direction"](**columns) == pytest.approx([m.get("field_direction", 0.0) for m in scores])
+    assert {m["exact_match"] for m in scores} == {0.0, 1.0}  # the set holds exact and inexact answers
+    holes_right = [m["exact_match"] for m in scores if m["unfolding_exact"] == 1.0]
+    assert holes_right == [v for v, m in zip(R.prediction_exact(**columns), scores) if m["unfolding_exact"] == 1.0]
 
 
 def test_setup_errors_raise_and_bad_truth_rows_score_zero(records):

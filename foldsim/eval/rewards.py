@@ -11,9 +11,13 @@ the completions. These functions read the truth from the columns:
   `foldsim export --format hf`) or a dict; or, without it,
 - the record's own fields as columns (`resultHoles`, `unfoldingTypes`, `numberofFoldingSteps`,
   `foldingTypes`; e.g. `datasets.Dataset.from_list(records)`), each a list or a JSON string.
-- `task` (optional): rows of another task get None (TRL then ignores this function for them), so
-  one trainer can mix prediction and planning rewards; `modality` (optional): "text" rows are
-  scored without directions, as `foldsim score text` does.
+- `scorer` (optional; the column of `foldsim export`): the `foldsim score` task that scores the
+  row, else `task` (optional; "prediction" or "planning" by default). Rows of another task get
+  None (TRL then ignores this function for them), so one trainer can mix prediction and planning
+  rewards. A row is scored exactly as `score_item(scorer, record, completion)` and the exports
+  score it: the `text` task (text grids without directions, whose prompt asks for none) ignores
+  directions; every other task, in every modality (prediction from text grids too, whose prompt
+  asks for directions), scores them. The `modality` column is not read.
 
 Every value comes from foldsim's one scorer (`foldsim.eval.scoring.score_default`, the numbers of
 `foldsim score` and `foldsim.eval.score_item`) or, for planning, its one verifier
@@ -114,10 +118,14 @@ def _column(columns: dict, name: str, count: int) -> list:
 
 
 def row_tasks(count: int, columns: dict, default: str) -> list[str]:
-    """The scoring task of every row: `task` (or `default`), "text" where `modality` is "text"."""
-    tasks = [t.strip().lower() if isinstance(t, str) and t.strip() else default for t in _column(columns, "task", count)]
-    modalities = _column(columns, "modality", count)
-    return ["text" if m == "text" and t in PREDICTION_TASKS else t for t, m in zip(tasks, modalities)]
+    """The scoring task of every row: `scorer` where given, else `task`, else `default` (never
+    derived from the modality: the prediction task's text-grid prompt asks for directions, and
+    `score_item` and the exports score them)."""
+    def name(value: object) -> str | None:
+        return value.strip().lower() if isinstance(value, str) and value.strip() else None
+
+    scorers, tasks = _column(columns, "scorer", count), _column(columns, "task", count)
+    return [name(s) or name(t) or default for s, t in zip(scorers, tasks)]
 
 
 def _answer(completion: object, index: int) -> Answer:
@@ -266,7 +274,7 @@ prediction_fields = _prediction_reward(
 
 def prediction_field_reward(field_name: str) -> Reward:
     """The reward of one field's partial accuracy (shape, size, location, direction, location_shape,
-    location_direction, shape_direction, location_shape_direction). The text modality has no
+    location_direction, shape_direction, location_shape_direction). The text task has no
     direction: its rows score the direction fields 0.0."""
     if field_name not in FIELDS:
         raise ValueError(f"unknown field {field_name!r} (expected one of {', '.join(FIELDS)})")
