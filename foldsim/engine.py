@@ -203,12 +203,9 @@ def failure_reason(item: SheetItem, code: int, step: int, detail: int) -> str:
     if code == K.OFF_PAPER:
         punch = item.punches[step]
         return f"punch {step + 1} at ({punch.x}, {punch.y}) is not on the folded paper"
-    what = f"action {step + 1} ({describe_action(item.actions[step])})"
-    if code == K.CREASE_CUTS_TRIANGLE:
-        return f"{what} is not realizable: its line crosses triangle {detail + 1}"
-    if code == K.OBLIQUE_CREASE:
-        return f"{what} is not realizable: the folded paper's box is not square"
-    return f"{what} is not realizable: one side of the line holds no paper"
+    from .simulate import not_realizable_text
+
+    return f"action {step + 1} ({describe_action(item.actions[step])}) is not realizable: {not_realizable_text(code, detail)}"
 
 
 def simulate_items(items: Iterable[SheetItem | dict], *, rigid_mesh: np.ndarray | None = None,

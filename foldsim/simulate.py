@@ -278,17 +278,21 @@ def _run(rows: Sequence[Row], chunk_rows: int | None) -> Simulated:
                      holes.location.tolist(), holes.direction.tolist(), holes.mirrored.tolist())
 
 
+def not_realizable_text(code: int, triangle: int) -> str:
+    """Why a fold cannot be made, for a kernel status code (either engine's)."""
+    if code == K.CREASE_CUTS_TRIANGLE:
+        return f"its crease cuts triangle {triangle + 1}"
+    if code == K.OBLIQUE_CREASE:
+        return "the diagonal of the folded shape's box is not at 45 degrees"
+    return "one side of its crease holds no paper"
+
+
 def failure_reason(config: Config, code: int, step: int, triangle: int) -> str:
     """One line saying why a configuration failed."""
     if code == K.OFF_PAPER:
         hole = config.holes[step]
         return f"hole {step + 1}: location {hole.location} is not on the folded paper"
-    fold = f"fold {config.actions[step]} (action {step + 1})"
-    if code == K.CREASE_CUTS_TRIANGLE:
-        return f"{fold} is not realizable: its crease cuts triangle {triangle + 1}"
-    if code == K.OBLIQUE_CREASE:
-        return f"{fold} is not realizable: the diagonal of the folded shape's box is not at 45 degrees"
-    return f"{fold} is not realizable: one side of its crease holds no paper"
+    return f"fold {config.actions[step]} (action {step + 1}) is not realizable: {not_realizable_text(code, triangle)}"
 
 
 def decode(config: Config, simulated: Simulated, row: int) -> Result:
