@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 HARNESS = Path(os.environ.get("HARNESS_DIR", ROOT / ".harness")).resolve()
 TORCH = os.environ.get("TORCH_VERSION", "2.13.0")  # the CPU wheel; plain `torch` would pull a CUDA build
+TORCHVISION = os.environ.get("TORCHVISION_VERSION", "0.28.0")  # the release made for that torch
 LMMS_EVAL = os.environ.get("LMMS_EVAL_VERSION", "0.7.3")
 TRL = os.environ.get("TRL_VERSION", "1.16.0")
 HARNESSES = ("lmms", "vlmeval", "trl", "datasets")
@@ -78,7 +79,7 @@ def venv(name: str, installs: list[list[str]], extra_key: str = "") -> Path:
     """A venv under HARNESS with `installs` (pip argument lists, in order), rebuilt only when they,
     foldsim's requirements or extra_key change. Unavailable when pip fails (its last lines say why)."""
     folder = HARNESS / name
-    key = hashlib.sha256(json.dumps([installs, foldsim_requirements(), extra_key]).encode()).hexdigest()
+    key = hashlib.sha256(json.dumps([installs, foldsim_requirements(), extra_key, TORCH, TORCHVISION]).encode()).hexdigest()
     stamp = folder / ".foldsim-harness-stamp"
     if stamp.is_file() and stamp.read_text() == key and (folder / "bin" / "python").is_file():
         return folder
@@ -86,6 +87,10 @@ def venv(name: str, installs: list[list[str]], extra_key: str = "") -> Path:
     shutil.rmtree(folder, ignore_errors=True)
     run([sys.executable, "-m", "venv", str(folder)])
     pip = [str(folder / "bin" / "python"), "-m", "pip"]
+    # every install of every venv keeps torch at the CPU wheel: without the constraint a dependency
+    # asking for the newest torchvision makes pip replace it with a CUDA build (7 GB)
+    constraints = HARNESS / "constraints.txt"
+    constraints.write_text(f"torch=={TORCH}\ntorchvision=={TORCHVISION}\n")
     for args in [["--upgrade", "pip"], *installs]:
         if args[0] == "uninstall":
             done = run([*pip, "uninstall", "-q", "-y", *args[1:]], check=False)
@@ -96,7 +101,8 @@ def venv(name: str, installs: list[list[str]], extra_key: str = "") -> Path:
             (site / "_foldsim_harness_torchvision.pth").write_text("import _foldsim_harness_torchvision\n")
             continue
         else:
-            done = run([*pip, "install", "-q", "--disable-pip-version-check", *args], timeout=3600, check=False)
+            done = run([*pip, "install", "-q", "--disable-pip-version-check", "-c", str(constraints), *args],
+                       timeout=3600, check=False)
         if done.returncode != 0:
             tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-8:])
             raise Unavailable(f"pip install {' '.join(args)} failed:\n{tail}")
@@ -167,7 +173,7 @@ def check_script(python: Path, script: str, *args: str, env: dict | None = None)
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     tail: list[str] = []
     for line in process.stdout:
-        if line.startswith("["):
+        if line.startswith(("[lmms-eval]", "[vlmeval]", "[trl]", "[datasets]")):
             print(line, end="", flush=True)
         tail = (tail + [line])[-40:]
     if process.wait() != 0:
