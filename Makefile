@@ -66,7 +66,7 @@ test-lowest: $(STAMP)
 # the exports run through the real harnesses, each installed into its own venv under .harness/ (not
 # .venv; reused while unchanged): lmms-eval and TRL from PyPI, VLMEvalKit from the checkout named by
 # VLMEVALKIT_SRC (it is on no registry), `datasets` at its declared lower bound. Fails, saying why,
-# when a harness cannot be installed. Needs no GPU; about 15 min the first time (installs), 3-5 after.
+# when a harness cannot be installed. Needs no GPU; ~10 GB of venvs, 15-25 min the first time, ~3 min after.
 .PHONY: test-harness
 test-harness:
 	PYOPENGL_PLATFORM=egl $(PYTHON) tests/harness/run.py
