@@ -222,8 +222,10 @@ def contains(vertices: jnp.ndarray, point: jnp.ndarray, denominator: jnp.ndarray
 
 
 #: meshes up to this many triangles find coinciding holes by comparing every pair of layers (no sort:
-#: it fuses into elementwise loops, fastest for small meshes); larger ones sort the layers
-PAIRWISE_MAX_TRIANGLES = 256
+#: it fuses into elementwise loops, fastest for small meshes); larger ones sort the layers. Measured
+#: on the 2-core CPU, a punch at every cell centre: 4x4 (64 triangles) 9.5K rows/s pairwise against
+#: 3.8K sorted; 6x6 (144) about even; 8x8 (256) 94 against 257 rows/s
+PAIRWISE_MAX_TRIANGLES = 128
 
 
 class Ranks(NamedTuple):
