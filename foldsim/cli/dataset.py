@@ -95,7 +95,8 @@ def generate(
         from .families import generate_family_command
 
         generate_family_command(family, level, count, seed, out_dir, first_id, as_json, splits=splits,
-                                media=not no_media)
+                                media=not no_media, workers=_worker_count(workers), backend=backend,
+                                address=address)
         return
     if task is None:
         fail("--task: give a task (or --family)")

@@ -11,10 +11,13 @@ from .common import EXIT_ITEMS, EXIT_USAGE, app, err, error, fail, out, print_js
 
 
 def generate_family_command(name: str, level: str | None, count: int, seed: int, out_dir: Path, first_id: int,
-                            as_json: bool, *, splits: str | None = None, media: bool = True) -> None:
-    """`foldsim generate --family F`: both files, a summary line (or JSON)."""
+                            as_json: bool, *, splits: str | None = None, media: bool = True, workers: int = 1,
+                            backend: str = "local", address: str | None = None) -> None:
+    """`foldsim generate --family F`: both files, the images through the media machinery (resume,
+    lock, progress, workers, Ray), a summary line (or JSON); exit 1 if an item's images failed."""
     from ..errors import InputError
-    from ..families.base import family, write_family
+    from ..families.base import family, write_family_run
+    from .dataset import _check_backend, _print_render_report
 
     try:
         fam = family(name)
@@ -23,13 +26,14 @@ def generate_family_command(name: str, level: str | None, count: int, seed: int,
         from ..dataset.splits import parse_splits
 
         split_spec = parse_splits(splits) if splits is not None else ()
-        written = write_family(fam, out_dir, count, seed, level, console=err, media=media, splits=split_spec)
+        _check_backend(backend, address)
+        written, report = write_family_run(fam, out_dir, count, seed, level, console=err, media=media,
+                                           splits=split_spec, workers=workers, backend=backend, address=address)
     except InputError as problem:
         fail(problem)
-    if as_json:
-        print_json(written)
-    else:
+    if not as_json:
         out.print(f"wrote {written['count']} {name} items to {written['items']} and {written['native']}", markup=False)
+    _print_render_report(report, as_json, written, media=media)
 
 
 @app.command()

@@ -11,6 +11,7 @@ Layout (the benchmark's, formats §1.2 and §5), under the dataset root:
     prediction_results/PFHP_<n>_result.png        --video or --frames
     img_text_outputs/<id>/img/<id>_fold_<i>_<foldType>.png ...   --images
     img_text_outputs/<id>/text/<id>_textual_steps.txt ...        --text
+    <id>.png, <id>_steps.png, <id>_<label>.png    `generate --family` (foldsim.families.media)
     manifest/<id>.json                            what was written for the item, from what, and how
     .foldsim.lock                                 only while a run writes into the folder (removed at its end)
 
@@ -54,7 +55,7 @@ from ..trace import trace
 if TYPE_CHECKING:
     from ..render.animation import AnimationOptions
 
-MODALITIES = ("video", "frames", "images", "text")
+MODALITIES = ("video", "frames", "images", "text", "family")
 #: the modalities drawn by the 3-D renderer (one render pass makes both)
 ANIMATED = ("video", "frames")
 BACKENDS = ("local", "ray")
@@ -97,7 +98,7 @@ class MediaRequest:
 
     @classmethod
     def of(cls, *, video: bool = False, frames: bool = False, images: bool = False, text: bool = False,
-           cadence: str | None = None, fps: int | None = None, **animation: object) -> "MediaRequest":
+           family: bool = False, cadence: str | None = None, fps: int | None = None, **animation: object) -> "MediaRequest":
         """MediaRequest.of(video=True, frames=True, width=320, height=240, cadence="smooth", fps=12).
 
         `cadence`: reference (default) or smooth (`AnimationOptions.preset`); `fps` sets both videos'
@@ -122,7 +123,7 @@ class MediaRequest:
         if "captions" in overrides and overrides["captions"] not in CAPTION_STYLES:
             raise InputError(f"unknown caption style {overrides['captions']!r} (expected one of "
                              f"{', '.join(CAPTION_STYLES)})", field="--captions")
-        wanted = {"video": video, "frames": frames, "images": images, "text": text}
+        wanted = {"video": video, "frames": frames, "images": images, "text": text, "family": family}
         request = cls(tuple(m for m in MODALITIES if wanted[m]),
                       tuple(sorted({**overrides, "cadence": cadence}.items())))
         if request.animated:
@@ -384,7 +385,14 @@ def render_item(record: dict, out_dir: str, todo: Sequence[str], request: MediaR
     root = Path(out_dir)
     item_id = str(record["id"])
     written: dict[str, list[Path]] = {}
-    if record.get("taskType") in CHOICE_TASK_TYPES:  # their own media (foldsim.render.choice)
+    if "family" in todo:  # a family item's images in its benchmark's look (docs/families.md)
+        from ..families.media import write_record_images
+
+        written["family"] = write_record_images(record, root)
+        todo = [m for m in todo if m != "family"]
+    if not todo:
+        pass
+    elif record.get("taskType") in CHOICE_TASK_TYPES:  # their own media (foldsim.render.choice)
         from ..render.choice import render_choice_media
 
         opts = request.animation_options() if "video" in todo else None
@@ -465,18 +473,20 @@ class OutputFolder:
 
     def render(self, records: Sequence[dict], *, workers: int = 1, backend: str = "local",
                address: str | None = None, console: Console | None = None, source: str | None = None,
-               data_path: Path | None = None) -> RenderReport:
+               data_path: Path | None = None, sheet: bool = True) -> RenderReport:
         """Render every record that is not already complete; failures are reported, never fatal
         (but an output that fails as a whole, full or read-only, stops the run: `report.fatal`).
 
         Records must simulate (see `renderable`). `data_path`: the JSON file of the records, written
         (atomically) before rendering and again after, each time listing only the media that are
-        verifiably there. Each item's manifest is written as soon as the item is finished.
+        verifiably there. Each item's manifest is written as soon as the item is finished. `sheet`:
+        write the numbered sheet MentalBlackboard's prompts show (not for family items).
         """
         out_dir = self.path
         report = RenderReport(removed_temps=self.removed_temps)
         options = {m: self.request.options_hash(m) for m in self.request.modalities}
-        write_sheet(out_dir)
+        if sheet:
+            write_sheet(out_dir)
         plans: list[ItemPlan] = []
         manifests = self.manifests = {}  # verified: what the data file may list
         for record in records:

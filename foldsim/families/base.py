@@ -390,14 +390,30 @@ def items_file_name(fam: Family) -> str:
 
 
 def write_family(fam: Family, out_dir, count: int, seed: int, level: str | None = None, console=None,
-                 media: bool = True, splits=()) -> dict:
+                 media: bool = True, splits=(), *, workers: int = 1, backend: str = "local",
+                 address: str | None = None) -> dict:
+    """`write_family_run` without the render report object: the paths, the count, the images listed
+    in the manifests, and the report's summary (rendered, skipped, failed[, fatal])."""
+    written, report = write_family_run(fam, out_dir, count, seed, level, console, media, splits,
+                                       workers=workers, backend=backend, address=address)
+    return {**written, **(report.summary() if media else {})}
+
+
+def write_family_run(fam: Family, out_dir, count: int, seed: int, level: str | None = None, console=None,
+                     media: bool = True, splits=(), *, workers: int = 1, backend: str = "local",
+                     address: str | None = None):
     """Generate and write both files atomically: foldsim's machine-readable items
     (`<family>_items.json`) and the family's own format (`fam.native_file`); VisFactor also its
     yes/no rows in foldsim's split format (`visfactor_split.json`); `media`: the images
-    (foldsim.families.media). Returns the paths."""
+    (foldsim.families.media), through the media machinery of `foldsim generate --task`
+    (foldsim.dataset.media): the folder checked and locked before any work, per-item manifests,
+    resume (complete items skipped, missing or damaged images redrawn), `workers` local processes
+    or Ray tasks (`backend`, `address`). Returns (the paths, the count and the images, the
+    RenderReport)."""
     import json
     from pathlib import Path
 
+    from ..dataset.media import MediaRequest, RenderReport, open_output
     from ..io import atomic_write_text
     from ..progress import counting_bar
 
@@ -407,48 +423,41 @@ def write_family(fam: Family, out_dir, count: int, seed: int, level: str | None 
     if level is not None:
         fam.level(level)
     out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise InputError(f"cannot create the output folder: {err.strerror or err}", field="--out") from None
-    bar, advance = counting_bar(f"generating {fam.name}", "items", total=count, console=console)
-    with bar:
-        records = generate_family(fam, count, seed, level, on_progress=advance)
-    if splits:  # leak-free: items equal under the rectangle's symmetries share a split
-        from ..dataset.splits import add_splits
-
-        add_splits(records, splits)
-    native = [row for r in records for row in r["native"]]
     items_path, native_path = out / items_file_name(fam), out / fam.native_file
-    from .open import split_records
-
-    split = [row for r in records for row in split_records(r)] if fam.task_type == "YesNo" else None
-    for row in split or []:
-        record_split = next((r.get("split") for r in records if r["id"] == row["item"]), None)
-        if record_split is not None:
-            row["split"] = record_split
     split_path = out / f"{fam.name}_split.json"
-    try:
-        atomic_write_text(items_path, json.dumps(records, indent=1, ensure_ascii=False) + "\n")
-        atomic_write_text(native_path, fam.native_text(native))
-        if split is not None:
-            atomic_write_text(split_path, json.dumps(split, indent=1, ensure_ascii=False) + "\n")
-    except OSError as err:
-        raise InputError(f"cannot write into {out}: {err.strerror or err}", field="--out") from None
-    images = 0
-    if media:
-        from .media import write_family_media
+    request = MediaRequest.of(family=media)
+    with open_output(out, request, (items_path.name, native_path.name, split_path.name)) as folder:
+        bar, advance = counting_bar(f"generating {fam.name}", "items", total=count, console=console)
+        with bar:
+            records = generate_family(fam, count, seed, level, on_progress=advance)
+        if splits:  # leak-free: items equal under the rectangle's symmetries share a split
+            from ..dataset.splits import add_splits
 
-        bar, advance = counting_bar(f"drawing {fam.name}", "items", total=len(records), console=console)
+            add_splits(records, splits)
+        native = [row for r in records for row in r["native"]]
+        from .open import split_records
+
+        split = [row for r in records for row in split_records(r)] if fam.task_type == "YesNo" else None
+        for row in split or []:
+            record_split = next((r.get("split") for r in records if r["id"] == row["item"]), None)
+            if record_split is not None:
+                row["split"] = record_split
         try:
-            with bar:
-                images = write_family_media(records, out, on_progress=advance)
+            atomic_write_text(items_path, json.dumps(records, indent=1, ensure_ascii=False) + "\n")
+            atomic_write_text(native_path, fam.native_text(native))
+            if split is not None:
+                atomic_write_text(split_path, json.dumps(split, indent=1, ensure_ascii=False) + "\n")
         except OSError as err:
             raise InputError(f"cannot write into {out}: {err.strerror or err}", field="--out") from None
+        report = RenderReport(removed_temps=folder.removed_temps)
+        if media:
+            report = folder.render(records, workers=workers, backend=backend, address=address, console=console,
+                                   source=items_path.name, sheet=False)
+    images = sum(len(m.files(["family"])) for m in folder.manifests.values()) if media else 0
     written = {"items": str(items_path), "native": str(native_path), "count": len(records), "images": images}
     if split is not None:
         written["split"] = str(split_path)
-    return written
+    return written, report
 
 
 def image_names(fam: Family, record: dict) -> list[str]:

@@ -8,12 +8,13 @@
   options shown); VisFactor's `<id>.png` is already that image.
 
 The file names are the ones the records (`questionImg`, `stepsImg`, `optionImgs`) and the
-family's own rows reference. Same record, same bytes.
+family's own rows reference. Same record, same bytes. `generate --family` writes them through
+the media machinery (foldsim.dataset.media): per-item manifests, resume, the folder lock, workers, Ray.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
@@ -60,15 +61,13 @@ def item_images(record: dict) -> dict[str, bytes]:
     return out
 
 
-def write_family_media(records: Sequence[dict], out_dir: str | Path,
-                       on_progress: Callable[[int], None] | None = None) -> int:
-    """Draw every record's images into `out_dir` (atomic writes); returns the files written."""
+def write_record_images(record: dict, out_dir: str | Path) -> list[Path]:
+    """Draw one record's images into `out_dir` (atomic writes); returns their paths. Called per item
+    by the media machinery (`foldsim.dataset.media.render_item`, modality "family"), which lists
+    them in the item's manifest: resume, workers and Ray as for MentalBlackboard's media."""
     out = Path(out_dir)
-    written = 0
-    for record in records:
-        for name, data in item_images(record).items():
-            atomic_write_bytes(out / name, data)
-            written += 1
-        if on_progress:
-            on_progress(1)
-    return written
+    paths = []
+    for name, data in item_images(record).items():
+        atomic_write_bytes(out / name, data)
+        paths.append(out / name)
+    return paths
