@@ -152,10 +152,10 @@ def test_report_shows_a_family_item(generated, tmp_path):
 
 def test_same_seed_same_bytes(generated, tmp_path):
     cli("generate", "--family", "srbench", "--level", "2", "--count", str(COUNT), "--seed", "0", "--out", str(tmp_path))
-    written = sorted(tmp_path.iterdir())
-    assert len(written) == 2 + 2 * COUNT  # records, metadata.jsonl, composite and steps image per item
-    for path in written:
-        assert (generated["srbench"] / path.name).read_bytes() == path.read_bytes(), path.name
+    written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert len(written) == 2 + 3 * COUNT  # records, metadata.jsonl; per item composite, steps image, manifest
+    for name in written:
+        assert (generated["srbench"] / name).read_bytes() == (tmp_path / name).read_bytes(), name
 
 
 def test_canonical_keys_under_rectangle_symmetries(generated):
