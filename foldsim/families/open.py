@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -170,24 +170,31 @@ def _close(a: tuple[Fraction, Fraction], b: tuple[Fraction, Fraction]) -> bool:
     return abs(a[0] - b[0]) <= TOLERANCE and abs(a[1] - b[1]) <= TOLERANCE
 
 
-def _matches(truth: Sequence[tuple], predicted: Sequence[tuple]) -> int:
-    """Holes matched one to one (exact pairs first, then within TOLERANCE, greedily in order)."""
-    left = Counter(predicted)
-    matched, rest = 0, []
-    for pair in truth:
-        if left[pair] > 0:
-            left[pair] -= 1
-            matched += 1
+def match_pairs(truth: Sequence[tuple], predicted: Sequence[tuple]) -> list[tuple[int, int]]:
+    """Holes matched one to one, as (truth index, predicted index): exact pairs first, then within
+    TOLERANCE, greedily in order (the report draws this very matching)."""
+    free: dict[tuple, list[int]] = defaultdict(list)
+    for k, pair in enumerate(predicted):
+        free[pair].append(k)
+    pairs, rest = [], []
+    for g, pair in enumerate(truth):
+        if free.get(pair):
+            pairs.append((g, free[pair].pop(0)))
         else:
-            rest.append(pair)
-    pool = list(left.elements())
-    for pair in rest:
-        for k, candidate in enumerate(pool):
-            if _close(pair, candidate):
-                pool.pop(k)
-                matched += 1
+            rest.append(g)
+    pool = [k for ks in free.values() for k in ks]  # the order Counter.elements() gave: first seen, then index
+    for g in rest:
+        for j, k in enumerate(pool):
+            if _close(truth[g], predicted[k]):
+                pool.pop(j)
+                pairs.append((g, k))
                 break
-    return matched
+    return pairs
+
+
+def _matches(truth: Sequence[tuple], predicted: Sequence[tuple]) -> int:
+    """How many holes match one to one (match_pairs)."""
+    return len(match_pairs(truth, predicted))
 
 
 def _field_matches(truth: Sequence[Fraction], predicted: Sequence[Fraction]) -> int:
