@@ -12,8 +12,8 @@ from ..eval.report.limits import DRAW_LIMIT, MAX_ITEMS
 from .common import app, check_output_path, err, fail, item_errors, items_exit_code, out, write_output
 
 TaskOption = Annotated[str | None, typer.Option(
-    "--task", help="prediction | backward | text | generalization | planning | choice | split | plan-choice "
-                   "(default: from the records; text must be named)")]
+    "--task", help="prediction | backward | text | generalization | planning | choice | split | plan-choice | holes "
+                   "(default: from the records; text and holes (family records, open-ended) must be named)")]
 DrawLimitOption = Annotated[int, typer.Option(
     "--draw-limit", help="draw missing step images when the page holds at most this many items")]
 MaxItemsOption = Annotated[int, typer.Option(

@@ -31,8 +31,11 @@ VERDICTS = ("correct", "wrong", "unreadable", "missing")
 #: the groupings plots and filters use, with their titles
 GROUPINGS = {"pattern": "action pattern", "folds": "number of folds", "rotation": "rotation", "level": "level",
              "fb": "fold sides (F = in front, B = behind)", "cue": "cue condition"}
-#: every task a report scores: the open-ended ones (foldsim.eval.scoring) and the choice tasks
-REPORT_TASKS = (*TASKS, *CHOICE_TASKS)
+#: the open-ended task of benchmark family records (foldsim.families.open)
+HOLES_TASK = "holes"
+#: every task a report scores: the open-ended ones (foldsim.eval.scoring), the choice tasks and
+#: the family records' open-ended holes
+REPORT_TASKS = (*TASKS, *CHOICE_TASKS, HOLES_TASK)
 #: how much raw model text an item shows for an unreadable answer
 RAW_TEXT_CHARS = 2000
 
@@ -95,6 +98,8 @@ class ItemView:
     answers: tuple[AnswerView, ...] = ()
     options: tuple[OptionView, ...] = ()  # the choice tasks
     cue: tuple[str, str] = ("", "")  # the choice tasks: a line on the item's cue and its text grid
+    sheet: tuple[int, int] | None = None  # a family item (holes task): its sheet's (cols, rows), drawn as a grid
+    cells: bool = True  # a family item: holes named by cell (row, col), else by point (x, y)
 
 
 @dataclass
@@ -282,10 +287,10 @@ def model_names(paths: Sequence[Path], names: Sequence[str] | None, answers: Seq
 
 def load_models(dataset: Path, task: str, paths: Sequence[Path], names: Sequence[str] | None) -> list[ModelRun]:
     """Score every answers file; InputError (naming the file) when one cannot be read at all."""
-    from . import choices
+    from . import choices, family
 
-    scored = [choices.score_model(task, dataset, p) if task in CHOICE_TASKS else (score_files(task, dataset, p), load_answers(p))
-              for p in paths]
+    scored = [choices.score_model(task, dataset, p) if task in CHOICE_TASKS else family.score_model(dataset, p)
+              if task == HOLES_TASK else (score_files(task, dataset, p), load_answers(p)) for p in paths]
     truth = load_truth(dataset, task).items if task == "planning" else []
     runs = []
     for name, path, (report, file_answers) in zip(model_names(paths, names, [a for _, a in scored]), paths, scored):
@@ -380,12 +385,14 @@ def build_report(dataset: str | Path, answers: Sequence[str | Path] = (), *, tas
         raise InputError(f"{len(names)} names for {len(answers)} answer files", field="--name")
     models = load_models(dataset, task, [Path(a) for a in answers], names) if answers else []
     by_id = {record_id(r, i): r for i, r in enumerate(records)}
-    groups = [item_groups(by_id.get(item.id), None)[1] for item in models[0].report.items] if models else []
+    groups = [_groups(by_id.get(item.id)) for item in models[0].report.items] if models else []
     data = ReportData(dataset, task, models, groups, [], 0)
-    checks, results = check_all(records)
+    # family records are checked by `foldsim audit`, not by the MentalBlackboard simulator
+    checks, results = ([None] * len(records), [None] * len(records)) if task == HOLES_TASK else check_all(records)
     plan_holes = plan_option_holes(records) if task == "plan-choice" else {}
     for index, record in enumerate(records):
-        item = _item_view(task, index, record, checks[index], results[index].holes, models, plan_holes)
+        result_holes = results[index].holes if results[index] is not None else ()
+        item = _item_view(task, index, record, checks[index], result_holes, models, plan_holes)
         if item is None:
             continue
         if item.error:
@@ -403,6 +410,14 @@ def build_report(dataset: str | Path, answers: Sequence[str | Path] = (), *, tas
     return data
 
 
+def _groups(record: object) -> dict[str, str]:
+    """The groups plots use for a scored item: a family item's (family level, folds) or item_groups'."""
+    from ...dataset.export import is_family_record
+    from .family import family_groups
+
+    return family_groups(record) if is_family_record(record) else item_groups(record, None)[1]
+
+
 def _item_view(task: str, index: int, record: object, check: ItemCheck | None, result_holes, models: Sequence[ModelRun],
                plan_holes: dict) -> ItemView | None:
     """The view of one record; None for a record the report does not score (a generalization
@@ -410,6 +425,10 @@ def _item_view(task: str, index: int, record: object, check: ItemCheck | None, r
     item_id = record_id(record, index)
     from ...dataset.export import is_family_record
 
+    if task == HOLES_TASK:
+        from . import family
+
+        return family.item_view(index, item_id, record, models)
     if is_family_record(record) and task in CHOICE_TASKS:
         return _family_item_view(task, index, item_id, record, models)
     try:
@@ -433,8 +452,9 @@ def _family_item_view(task: str, index: int, item_id: str, record: dict, models:
     model of each) and every model's choice; its pictures (the composite with the fold steps and
     the options, each option's image) come from the record's media fields."""
     from . import choices
+    from .family import family_groups
 
-    groups = {"level": f"{record.get('family')} {record.get('level')}"}
+    groups = family_groups(record)
     if task == "split":
         right = record.get("answer")
         options = (OptionView(str(record.get("option")), record.get("error"), right == "yes", (),

@@ -7,6 +7,7 @@ Content-Security-Policy allows no network at all.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from collections.abc import Callable, Sequence
 from html import escape
 from importlib.resources import files
@@ -14,18 +15,20 @@ from importlib.resources import files
 from ...errors import InputError
 from ...holes import parse_holes
 from ..verify import CORRECT, REASONS
-from .build import GROUPINGS, VERDICTS, AnswerView, ItemView, ReportData, truth_marks
+from .build import GROUPINGS, HOLES_TASK, VERDICTS, AnswerView, ItemView, ReportData, truth_marks
 from ...tasks import CHOICE_TASKS
 from .choices import OptionView
-from .media import Medium, item_media
+from .media import RECORD_MEDIA, ItemMedia, Medium, found_media, item_media
 from .plots import Breakdown, bar_chart_svg, breakdown, group_order
-from .sheet import Mark, definitions, glyphs_used, legend_html, sheet_svg
+from .sheet import Mark, definitions, glyphs_used, grid_svg, legend_html, on_sheet, sheet_svg
 
 RECORD_CHARS = 20_000  # a record longer than this is cut in the page
 CSP = ("default-src 'none'; img-src data: 'self'; media-src data: 'self'; style-src 'unsafe-inline'; "
        "script-src 'unsafe-inline'")
 #: metrics where lower is better (the best value of a row is emphasised)
 LOWER_IS_BETTER = ("extra_rate", "missing_rate")
+#: media shown wide: a family item's composite (the fold steps in a row, the options below) and its steps image
+WIDE_MEDIA = ("stepsImg", "questionImg")
 CHECK_VERDICTS = ("match", "mismatch", "not_realizable", "off_paper", "invalid")
 
 
@@ -197,10 +200,22 @@ def _unplaced(marks: Sequence[Mark]) -> str:
     return f'<p class="note">not drawn (no location): {escape("; ".join(m.title for m in lost))}</p>'
 
 
-def panel(title: str, marks: Sequence[Mark] | None, extra: str = "", *, css: str = "", model: int | None = None) -> str:
-    """A captioned sheet with marks (None: a caption and text only, nothing to draw)."""
+def _off_sheet(marks: Sequence[Mark], cols: int, rows: int) -> str:
+    """A line for the holes a family sheet cannot place (a point off the sheet)."""
+    lost = [m for m in marks if not on_sheet(m, cols, rows)]
+    return f'<p class="note">not drawn (off the sheet): {escape("; ".join(m.title for m in lost))}</p>' if lost else ""
+
+
+def panel(title: str, marks: Sequence[Mark] | None, extra: str = "", *, css: str = "", model: int | None = None,
+          item: ItemView | None = None) -> str:
+    """A captioned sheet with marks (None: a caption and text only, nothing to draw); a family
+    item's general sheet (`item.sheet`) is drawn as its grid."""
     attrs = f' data-model="{model}"' if model is not None else ""
-    drawing = f"{sheet_svg(marks, title)}{_unplaced(marks)}" if marks is not None else ""
+    if marks is not None and item is not None and item.sheet is not None:
+        cols, rows = item.sheet
+        drawing = f"{grid_svg(marks, cols, rows, title, cells=item.cells)}{_off_sheet(marks, cols, rows)}"
+    else:
+        drawing = f"{sheet_svg(marks, title)}{_unplaced(marks)}" if marks is not None else ""
     return f'<figure class="panel {css}"{attrs}><figcaption>{title}</figcaption>{drawing}{extra}</figure>'
 
 
@@ -212,7 +227,16 @@ def option_panel(data: ReportData, option: OptionView) -> str:
     return panel(f"option {escape(option.label)} · {escape(kind)}", marks, detail, css="option right" if option.right else "option")
 
 
-def answer_panel(data: ReportData, model: int, view: AnswerView) -> str:
+def _holes_scores(score) -> str:
+    """A holes item's scores as the scorer computes them: exact, partial and per field."""
+    denominator = score.truth + max(0, score.predicted - score.truth)
+    rate = (lambda n: percent(n / denominator)) if denominator else (lambda n: percent(1.0))
+    fields = " · ".join(f"{escape(name)} {rate(n)}" for name, n in score.fields.items())
+    return (f'<p class="scores">exact {"yes" if score.exact else "no"} · partial {rate(score.matched)}'
+            f'{" · " + fields if fields else ""}</p>')
+
+
+def answer_panel(data: ReportData, model: int, view: AnswerView, item: ItemView | None = None) -> str:
     name = escape(data.models[model].name)
     title = f'{name} · <span class="verdict v-{view.verdict}">{view.verdict}</span>'
     parts = []
@@ -228,10 +252,12 @@ def answer_panel(data: ReportData, model: int, view: AnswerView) -> str:
     if view.score is not None and data.task not in ("planning", *CHOICE_TASKS) and view.verdict != "missing":
         s = view.score
         parts.append(f'<p class="note">{s.matched} of {s.truth} truth holes right, {s.predicted} given</p>')
+        if data.task == HOLES_TASK:
+            parts.append(_holes_scores(s))
     if view.text:
         parts.append(f'<details><summary>model text</summary><pre>{escape(view.text)}</pre></details>')
     drawn = view.marks if data.task not in CHOICE_TASKS or view.marks else None
-    return panel(title, drawn, "".join(parts), css="answer", model=model)
+    return panel(title, drawn, "".join(parts), css="answer", model=model, item=item)
 
 
 def unfolding_table(data: ReportData, item: ItemView) -> str:
@@ -269,7 +295,8 @@ def media_html(media: Sequence[Medium], note: str, sink, key: str) -> str:
             parts.append(f'<figure class="step"><video controls preload="none" src="{escape(src)}"></video>'
                          f'<figcaption>{escape(medium.caption)}</figcaption></figure>')
         else:
-            parts.append(f'<figure class="step"><img loading="lazy" src="{escape(src)}" alt="{escape(medium.caption)}">'
+            wide = " wide" if medium.name.split(".")[0] in WIDE_MEDIA else ""
+            parts.append(f'<figure class="step{wide}"><img loading="lazy" src="{escape(src)}" alt="{escape(medium.caption)}">'
                          f'<figcaption>{escape(medium.caption)}</figcaption></figure>')
     parts += texts
     if note:
@@ -300,9 +327,12 @@ def item_html(data: ReportData, item: ItemView, media_part: str) -> str:
     check = item.check.verdict if item.check is not None else ("invalid" if item.error else "")
     filters = (f'data-id="{escape(item.id)}" data-pattern="{escape(g.get("pattern", "?"))}" '
                f'data-level="{escape(g.get("level", ""))}" data-check="{escape(check)}"{verdicts}')
-    tags = [g.get("pattern", "?"), "1 fold" if g.get("folds") == "1" else f'{g.get("folds", "?")} folds']
+    tags = [g.get("pattern", "?")] if "pattern" in g or "folds" not in g else []  # family items have no pattern
+    tags.append("1 fold" if g.get("folds") == "1" else f'{g.get("folds", "?")} folds')
     if "level" in g:
         tags.append(f"level {g['level']}")
+    if item.sheet is not None:
+        tags.append(f"sheet {item.sheet[0]} × {item.sheet[1]} · holes by {'cell' if item.cells else 'point'}")
     header = "".join(f'<span class="tag">{escape(t)}</span>' for t in tags)
     badges = "".join(f'<span class="verdict v-{v.verdict}" data-model="{m}">{escape(data.models[m].name)}: {v.verdict}</span>'
                      for m, v in enumerate(item.answers))
@@ -318,12 +348,15 @@ def item_html(data: ReportData, item: ItemView, media_part: str) -> str:
         parts.append(f'<p class="cue">{escape(cue)}</p>')
         if grid:
             parts.append(f'<details class="grids"><summary>cue text grid</summary><pre>{escape(grid)}</pre></details>')
+    if data.task == HOLES_TASK and isinstance(item.record, dict) and isinstance(item.record.get("openQuestion"), str):
+        parts.append(f'<details class="grids"><summary>open-ended question</summary>'
+                     f'<pre>{escape(item.record["openQuestion"][:RECORD_CHARS])}</pre></details>')
     parts.append(media_part)
     panels = []
     if not item.error:
         truth_title = ("target" if data.task in ("planning", "plan-choice") else "right answer" if data.task in CHOICE_TASKS
                        else "truth" if data.has_answers else "result holes (record)")
-        panels.append(panel(f"{truth_title} · {_hole_count(item.truth)}", item.truth, css="truth"))
+        panels.append(panel(f"{truth_title} · {_hole_count(item.truth)}", item.truth, css="truth", item=item))
         if not data.has_answers:
             punches = _initial_marks(item.record)
             if punches:
@@ -331,9 +364,9 @@ def item_html(data: ReportData, item: ItemView, media_part: str) -> str:
         if item.simulated:
             panels.append(panel("simulation, against the record", item.simulated, css="answer"))
         panels += [option_panel(data, o) for o in item.options]
-        panels += [answer_panel(data, m, v) for m, v in enumerate(item.answers)]
+        panels += [answer_panel(data, m, v, item) for m, v in enumerate(item.answers)]
     parts.append(f'<div class="sheets">{"".join(panels)}</div>')
-    if data.task not in CHOICE_TASKS:
+    if data.task not in (*CHOICE_TASKS, HOLES_TASK):
         parts.append(unfolding_table(data, item))
     parts.append(f'<details class="record"><summary>record</summary><pre>{escape(_record_json(item.record))}</pre></details>')
     # a template is parsed but never laid out: the script shows the cards of the current page only,
@@ -370,7 +403,7 @@ def controls_html(data: ReportData) -> str:
         models = [("", "all models"), *((str(i), m.name) for i, m in enumerate(data.models))]
         fields.append(f'<label>verdict <select name="verdict">{_options(verdicts)}</select></label>')
         fields.append(f'<label>model <select name="model">{_options(models)}</select></label>')
-    present = {i.check.verdict if i.check is not None else "invalid" for i in data.items}
+    present = {i.check.verdict if i.check is not None else "invalid" for i in data.items if i.check is not None or i.error}
     checks = [("", "any"), *((c, c.replace("_", " ")) for c in CHECK_VERDICTS if c in present)]
     fields.append(f'<label>check <select name="check">{_options(checks)}</select></label>')
     fields.append('<label>id <input name="id" type="search" placeholder="contains…" size="10"></label>')
@@ -380,6 +413,16 @@ def controls_html(data: ReportData) -> str:
     return f'<form id="filters" class="filters" onsubmit="return false">{"".join(fields)}</form>{pager}'
 
 
+def holes_media(root, item: ItemView) -> ItemMedia:
+    """A family item's pictures for the open-ended task: the fold steps image only (its composite
+    and option images show the choices, which the open-ended question does not)."""
+    record = item.record if isinstance(item.record, dict) else {}
+    key = "questionImg" if record.get("stepsImg") and record.get("stepsImg") == record.get("questionImg") else "stepsImg"
+    steps = [replace(m, caption=RECORD_MEDIA["stepsImg"]) for m in found_media(root, record, item.id)
+             if m.name.startswith(f"{key}.")]
+    return ItemMedia(steps, "" if steps or item.error else "no fold steps image (stepsImg) in the dataset folder")
+
+
 def page_html(data: ReportData, sink, *, draw_limit: int, advance: Callable[[int], None] = lambda n: None) -> str:
     """The whole page. Step media are drawn on the fly only when the browser holds at most
     `draw_limit` items (drawing costs ~30 ms an item)."""
@@ -387,7 +430,8 @@ def page_html(data: ReportData, sink, *, draw_limit: int, advance: Callable[[int
     root = data.dataset.parent
     cards, marks = [], []
     for item in data.items:
-        found = item_media(root, item.record, item.id, draw=draw and not item.error)
+        found = (holes_media(root, item) if data.task == HOLES_TASK else
+                 item_media(root, item.record, item.id, draw=draw and not item.error))
         if not draw and not found.media and not item.error:
             found.note = (f"no step media in the dataset folder; they are drawn for datasets of up to {draw_limit} items "
                           f"(--draw-limit), or render them once: foldsim render {data.dataset.name} --images --out {root}")
@@ -407,7 +451,9 @@ def page_html(data: ReportData, sink, *, draw_limit: int, advance: Callable[[int
                   + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul></details>") if notes else ""
     headline = (f'<section id="metrics"><h2>Headline metrics</h2>{metrics_table(data)}{reasons_table(data)}'
                 f'{confusion_table(data)}{cue_table(data)}</section>' if data.has_answers else "")
-    legend = (legend_html(("match", "missing", "extra", "direction")) if data.has_answers
+    legend = (legend_html(("match", "missing", "extra")) if data.has_answers and data.task == HOLES_TASK
+              else legend_html(("truth",), truth="result") if data.task == HOLES_TASK
+              else legend_html(("match", "missing", "extra", "direction")) if data.has_answers
               else legend_html(("truth", "match", "missing", "extra", "direction"), truth="record", answer="simulation"))
     body = (f'{definitions(glyphs_used(marks) | {("star", "large", 0)})}'
             f'<header class="top"><h1>{escape(title)}</h1><p>{summary}</p></header>{notes_html}{headline}{plots}'

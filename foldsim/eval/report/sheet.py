@@ -39,7 +39,9 @@ class Mark:
 
     `shape`/`size` may be words the answer used that name no glyph (then a fallback is drawn);
     `quarter` is None when the answer named no single direction class (drawn at 0);
-    `truth_quarter` is the truth's class for a "direction" mark (its outline is drawn too).
+    `truth_quarter` is the truth's class for a "direction" mark (its outline is drawn too);
+    `point` places a hole on a benchmark family's general sheet instead (x, y in cell units from
+    the bottom-left corner, drawn by `grid_svg` as a circle).
     """
 
     kind: str
@@ -49,6 +51,7 @@ class Mark:
     quarter: int | None = 0
     truth_quarter: int | None = None
     title: str = ""
+    point: tuple[float, float] | None = None
 
 
 def _number(value: float) -> str:
@@ -126,3 +129,52 @@ def legend_html(kinds: Iterable[str] = ("match", "missing", "extra", "direction"
                   f'<use href="#{glyph}" class="mk mk-{kind}"/></svg>')
         rows.append(f'<span class="legend-row">{swatch}{escape(MARK_KINDS[kind].format(truth=truth, answer=answer))}</span>')
     return f'<div class="legend">{"".join(rows)}</div>'
+
+
+# --------------------------------------------------------------------------------------------------
+# a benchmark family's general sheet (foldsim generate --family): cols x rows cells, holes at points
+
+#: the drawing's longer side, in the same units as the numbered sheet (so the page's stroke widths fit)
+GRID_SIDE = 4.0
+#: a hole's radius: this share of a cell, at most GRID_HOLE_MAX
+GRID_HOLE_SHARE, GRID_HOLE_MAX = 0.22, 0.18
+#: room for the row / column numbers (or the coordinates) around the sheet
+GRID_MARGIN = 0.32
+
+
+def on_sheet(mark: Mark, cols: int, rows: int) -> bool:
+    """Whether a mark has a point on (or at the edge of) a cols x rows sheet."""
+    return mark.point is not None and 0 <= mark.point[0] <= cols and 0 <= mark.point[1] <= rows
+
+
+def grid_svg(marks: Sequence[Mark], cols: int, rows: int, label: str = "", *, cells: bool = True) -> str:
+    """A family's sheet: its grid of cells, numbered as the task names holes (rows from the top and
+    columns from the left for `cells`, else x and y from the bottom-left corner), and every mark
+    with a point on it as a circle in the mark's colours (the caller lists the others)."""
+    unit = GRID_SIDE / max(cols, rows, 1)
+    width, height = cols * unit, rows * unit
+    radius = min(GRID_HOLE_MAX, GRID_HOLE_SHARE * unit)
+
+    def at(x: float, y: float) -> tuple[str, str]:
+        return _number(x * unit), _number((rows - y) * unit)
+
+    lines = [f'<line x1="{_number(c * unit)}" y1="0" x2="{_number(c * unit)}" y2="{_number(height)}"/>' for c in range(1, cols)]
+    lines += [f'<line x1="0" y1="{_number(r * unit)}" x2="{_number(width)}" y2="{_number(r * unit)}"/>' for r in range(1, rows)]
+    off = GRID_MARGIN / 2
+    if cells:
+        axis = [f'<text x="{_number((c + 0.5) * unit)}" y="{_number(-off)}">{c + 1}</text>' for c in range(cols)]
+        axis += [f'<text x="{_number(-off)}" y="{_number((r + 0.5) * unit)}">{r + 1}</text>' for r in range(rows)]
+    else:
+        axis = [f'<text x="{_number(c * unit)}" y="{_number(height + off)}">{c}</text>' for c in range(cols + 1)]
+        axis += [f'<text x="{_number(-off)}" y="{_number((rows - r) * unit)}">{r}</text>' for r in range(1, rows + 1)]
+    body = [f'<rect class="fs-grid-paper" x="0" y="0" width="{_number(width)}" height="{_number(height)}"/>',
+            f'<g class="fs-grid">{"".join(lines)}</g><g class="fs-axis">{"".join(axis)}</g>']
+    for mark in marks:
+        if not on_sheet(mark, cols, rows):
+            continue
+        x, y = at(*mark.point)
+        tip = f"<title>{escape(mark.title)}</title>" if mark.title else ""
+        body.append(f'<circle cx="{x}" cy="{y}" r="{_number(radius)}" class="mk mk-{mark.kind}">{tip}</circle>')
+    aria = f' aria-label="{escape(label)}"' if label else ""
+    box = f"{_number(-GRID_MARGIN)} {_number(-GRID_MARGIN)} {_number(width + 2 * GRID_MARGIN)} {_number(height + 2 * GRID_MARGIN)}"
+    return f'<svg class="sheet grid-sheet" viewBox="{box}" role="img"{aria}>{"".join(body)}</svg>'
