@@ -10,6 +10,7 @@ import copy
 import json
 import re
 from html.parser import HTMLParser
+from fractions import Fraction
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -544,3 +545,119 @@ def test_hostile_records_and_answers_never_break_the_page(small, tmp_path, capsy
     assert "<script>alert" not in (folder / "browse" / "index.html").read_text()
     written = {p.relative_to(folder).parts[0] for p in folder.rglob("*") if p.is_file()}
     assert written == {"data.json", "answers.json", "out", "browse"}, written
+
+
+# --------------------------------------------------------------------------------------------------
+# benchmark family items, the open-ended holes task (foldsim generate --family; foldsim.families.open)
+
+#: family, level: the sheet sizes test_families_road.py uses (5 x 5 cells named by cell, 1 x 1 named by point)
+HOLES_FAMILIES = (("spatialviz", "L2"), ("srbench", "2"))
+
+
+def make_holes(folder: Path) -> dict:
+    """Two generated items per family in one dataset file (records only; the fold steps image of each
+    family's first item drawn, the others have none), a perfect answers file and a perturbed one: a
+    hole dropped and one added, a hole moved, decimals within the tolerance, an unreadable answer."""
+    from foldsim.families.media import item_images
+    from foldsim.families.open import answer_pairs
+
+    records = []
+    for name, level in HOLES_FAMILIES:
+        with pytest.raises(SystemExit) as stop:
+            main(["generate", "--family", name, "--level", level, "--count", "2", "--seed", "0", "--out",
+                  str(folder / name), "--no-media"])
+        assert stop.value.code == 0
+        generated = json.loads((folder / name / f"{name}_items.json").read_text())
+        steps = item_images(generated[0])[generated[0]["stepsImg"]]
+        (folder / generated[0]["stepsImg"]).write_bytes(steps)
+        records += generated
+    dataset = folder / "families_items.json"
+    dataset.write_text(json.dumps(records))
+    perfect = [{"id": r["id"], "response": json.dumps({"holes": answer_pairs(r)})} for r in records]
+    perturbed = []
+    for k, record in enumerate(records):
+        holes = answer_pairs(record)
+        cells = record["holeNames"] == "cell"
+        if k == 0:  # 5 x 5: the first hole dropped, a hole added in a cell the truth leaves empty
+            spare = next([r, c] for r in range(1, 6) for c in range(1, 6) if [r, c] not in holes)
+            holes = [*holes[1:], spare]
+        elif k == 1:  # 5 x 5: the first hole moved one row down (or up, on the last row)
+            row, col = holes[0]
+            holes = [[row + 1 if row < 5 else row - 1, col], *holes[1:]]
+        elif k == 2:  # 1 x 1: decimals within the tolerance, and one point extra
+            holes = [[round(float(Fraction(x)), 4), round(float(Fraction(y)), 4)] for x, y in holes] + [[0.05, 0.95]]
+        assert cells == (k < 2)
+        perturbed.append({"id": record["id"], "response": "no idea" if k == 3 else json.dumps({"holes": holes})})
+    (folder / "perfect.jsonl").write_text("".join(json.dumps(a) + "\n" for a in perfect))
+    (folder / "perturbed.jsonl").write_text("".join(json.dumps(a) + "\n" for a in perturbed))
+    return {"dataset": dataset, "perfect": folder / "perfect.jsonl", "perturbed": folder / "perturbed.jsonl",
+            "records": records}
+
+
+@pytest.fixture(scope="module")
+def holes_report(tmp_path_factory) -> tuple[Path, object, dict]:
+    """The holes task's report of the family items: a perfect and a perturbed model side by side."""
+    def build():
+        files = make_holes(tmp_path_factory.mktemp("holes"))
+        out = tmp_path_factory.mktemp("holes-report") / "holes.html"
+        data = write_report(files["dataset"], [files["perfect"], files["perturbed"]], out, task="holes",
+                            names=["perfect", "perturbed"])
+        return out, data, files
+    return once("holes_report", build)
+
+
+def circles_in(article: Node, model: int | None) -> list[str]:
+    """The mark kinds drawn as circles on a family sheet: one model's panel, or the truth panel (None)."""
+    [panel] = [f for f in article.find_all("figure") if f.attrs.get("data-model") == (None if model is None else str(model))
+               and ("truth" in f.classes() or model is not None)]
+    return [c.removeprefix("mk-") for u in panel.find_all("circle") for c in u.classes() if c.startswith("mk-")]
+
+
+def test_holes_report_on_family_items(holes_report):
+    """Both models' scores side by side, each item's general sheet with the result holes and every
+    answer's holes marked right / extra / missing as the scorer counts them, the fold steps image."""
+    from foldsim.families.open import score_holes_files
+
+    out, data, files = holes_report
+    root = check_page(out)
+    text = out.read_text()
+    records = files["records"]
+    header = [th for th in root.find_all("th") if th.attrs.get("data-model") is not None]
+    assert [h.attrs["data-model"] for h in header[:2]] == ["0", "1"] and "perfect" in text and "perturbed" in text
+    perfect, perturbed = (score_holes_files(files["dataset"], files[k]) for k in ("perfect", "perturbed"))
+    assert perfect.metrics["exact_match"] == 1.0 and perturbed.metrics["exact_match"] == 0.0
+    assert "exact match" in text and "field row" in text and "field x" in text
+    for name in ("partial", "field_col", "field_y"):
+        assert f"{100 * perturbed.metrics[name]:.1f} %" in text, name
+    items = items_of(root)
+    assert list(items) == [r["id"] for r in records]
+    units = {u.id: u for u in perturbed.items}
+    for k, record in enumerate(records):
+        article = items[record["id"]]
+        assert circles_in(article, None) == ["truth"] * len(record["resultHoles"])
+        assert circles_in(article, 0) == ["match"] * len(record["resultHoles"])
+        kinds = circles_in(article, 1)
+        assert kinds.count("match") == units[record["id"]].matched  # the drawing is the scorer's matching
+        assert kinds.count("extra") == {0: 1, 1: 1, 2: 1, 3: 0}[k]
+        assert kinds.count("missing") == {0: 1, 1: 1, 2: 0, 3: len(record["resultHoles"])}[k]
+    first = items[records[0]["id"]]
+    scores = [p for p in first.find_all("p") if "scores" in p.classes()]
+    assert len(scores) == 2  # one line per model: exact, partial, the fields
+    said = article_source(text, records[0]["id"])
+    assert "exact yes · partial 100.0 % · row 100.0 % · col 100.0 %" in said and "exact no" in said
+    assert "exact yes · partial 100.0 % · x 100.0 % · y 100.0 %" in article_source(text, records[2]["id"])
+    assert "v-unreadable" in article_source(text, records[3]["id"])
+    steps = [i for i in first.find_all("img") if i.attrs.get("alt") == "fold steps and punch"]
+    assert len(steps) == 1 and steps[0].attrs["src"].startswith("data:image/png")
+    assert not [i for a in items.values() for i in a.find_all("img") if i.attrs.get("alt") != "fold steps and punch"]
+    assert "no fold steps image" in article_source(text, records[1]["id"])
+    assert 'data-level="spatialviz L2"' in text and 'data-level="srbench 2"' in text
+    assert data.errors == [] and "sheet 5 × 5 · holes by cell" in text and "sheet 1 × 1 · holes by point" in text
+
+
+
+def article_source(text: str, item_id: str) -> str:
+    """The HTML of one item card."""
+    start = text.index(f'<article class="item" id="item-')
+    start = text.index(f'data-id="{item_id}"', start)
+    return text[start:text.index("</article>", start)]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from test_report import (  # noqa: F401  (fixtures shared with the structural tests, built once)
-    check_page, perturbed_plans, planning_report, small, small_report,
+    check_page, holes_report, perturbed_plans, planning_report, small, small_report,
 )
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -170,5 +170,30 @@ def test_browser_with_asset_files_in_chromium(chromium, small, tmp_path):
     opened.choose("check", "invalid")
     assert [i["id"] for i in opened.visible_items()] == ["PFHP_bad"]
     opened.page.screenshot(path=str(tmp_path / "browse.png"))
+    assert opened.errors == []
+    opened.close()
+
+
+def test_holes_report_in_chromium(chromium, holes_report, tmp_path):
+    """The open-ended holes task on family items: no errors, the level filter, and the item view
+    shows the perturbed model's marks on the item's sheet and the fold steps image."""
+    out, _, files = holes_report
+    opened = Opened(chromium, out)
+    page = opened.page
+    assert len(opened.visible_items()) == 4
+    card = page.locator("article.item:not([hidden])").first
+    for kind in ("missing", "extra", "match"):
+        mark = card.locator(f"figure[data-model='1'] svg.grid-sheet circle.mk-{kind}").first
+        assert mark.bounding_box()["width"] > 4, kind
+    assert card.locator("figure.truth circle.mk-truth").count() == len(files["records"][0]["resultHoles"])
+    assert "exact no" in card.locator("figure[data-model='1']").inner_text()
+    load_lazy_images(opened)
+    assert opened.broken_images() == [] and card.locator(".media img").count() == 1
+    card.screenshot(path=str(tmp_path / "holes-item.png"))
+    opened.choose("level", "srbench 2")
+    assert [i["level"] for i in opened.visible_items()] == ["srbench 2"] * 2
+    opened.choose("level", "")
+    opened.choose("verdict", "unreadable")
+    assert [i["id"] for i in opened.visible_items()] == [files["records"][3]["id"]]
     assert opened.errors == []
     opened.close()
