@@ -30,7 +30,8 @@ def generated(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("families")
     out = {}
     for name, level, _ in FAMILIES:
-        cli("generate", "--family", name, "--level", level, "--count", str(COUNT), "--seed", "0", "--out", str(root / name))
+        cli("generate", "--family", name, "--level", level, "--count", str(COUNT), "--seed", "0", "--out", str(root / name),
+            "--workers", "1")  # a handful of items: no worker processes to start
         out[name] = root / name
     return out
 
@@ -151,7 +152,8 @@ def test_report_shows_a_family_item(generated, tmp_path):
 
 
 def test_same_seed_same_bytes(generated, tmp_path):
-    cli("generate", "--family", "srbench", "--level", "2", "--count", str(COUNT), "--seed", "0", "--out", str(tmp_path))
+    cli("generate", "--family", "srbench", "--level", "2", "--count", str(COUNT), "--seed", "0", "--out", str(tmp_path),
+        "--workers", "1")
     written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert len(written) == 2 + 3 * COUNT  # records, metadata.jsonl; per item composite, steps image, manifest
     for name in written:
