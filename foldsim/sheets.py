@@ -279,13 +279,15 @@ def _action_from_record(entry: object, item: str | None, where: str) -> Action:
 
 
 def item_from_record(record: object, *, index: int | None = None) -> SheetItem:
-    """A SheetItem from foldsim's general item record:
+    """A SheetItem from foldsim's general item record (or a family record holding one under "item"):
     {"id", "sheet": {"cols", "rows"}, "actions": [{"type": "fold", "line": {"family", "at" | "box"},
     "moves", "front"}, {"type": "rotate", "degrees"}, {"type": "flip"}], "punches": [{"x", "y",
     "shape", "size", "direction"}], "resolution"?}."""
     item = f"item {index + 1}" if index is not None else None
     if not isinstance(record, Mapping):
         raise InputError(f"must be an object, got {describe(record)}", item=item)
+    if "sheet" not in record and isinstance(record.get("item"), Mapping):
+        record = record["item"]  # a family record (`generate --family`) holds its item under "item"
     if isinstance(record.get("id"), str) and record["id"]:
         item = record["id"][:80]
     sheet = _get(record, "sheet", item, "")

@@ -189,8 +189,10 @@ def compact_chunk_rows(arrays: Sequence[np.ndarray], *, memory_budget: int | str
 
 
 def is_sheet_item(item: object) -> bool:
-    """A general item (`foldsim.sheets`): a SheetItem, or a record with a "sheet" field."""
-    return isinstance(item, SheetItem) or (isinstance(item, dict) and "sheet" in item)
+    """A general item (`foldsim.sheets`): a SheetItem, a record with a "sheet" field, or a family
+    record holding one under "item"."""
+    return isinstance(item, SheetItem) or (isinstance(item, dict) and (
+        "sheet" in item or (isinstance(item.get("item"), dict) and "sheet" in item["item"])))
 
 
 def simulate(batch: Iterable[Config | SheetItem | dict], *, chunk_rows: int | None = None,

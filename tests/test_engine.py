@@ -115,7 +115,8 @@ def test_simulate_takes_general_items_beside_mentalblackboard_records():
     general = {"id": "g", "sheet": {"cols": 3, "rows": 3}, "actions": [{"type": "fold", "line": {"family": "V", "at": 1},
                                                                         "moves": "left"}],
                "punches": [{"x": "3/2", "y": "1/2"}]}
-    mb, g = simulate([record, general])
+    mb, g, wrapped = simulate([record, general, {"id": "family", "family": "x", "item": general}])
+    assert wrapped.ok and wrapped.holes == g.holes  # a family record holds its item under "item"
     assert mb.ok and [h.location for h in mb.holes] == [12, 20]  # row 2 mirrored onto row 1
     assert g.ok and len(g.holes) == 2
 
