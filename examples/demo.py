@@ -14,6 +14,10 @@ always right and one that unfolds across the wrong crease whenever that option i
 scored by `foldsim score choice` (its confusion table names the mistake) and drawn side by side by
 `foldsim report` into demo-out/report.html. These answers are synthetic stand-ins; `foldsim eval`
 asks a real model (README, "Evaluate a model").
+
+Last, the general engine: two items of each peer benchmark (SpatialViz-Bench, VisFactor VZ2,
+SRBench) in its own format and look, audited against the physics, the SpatialViz items animated
+in 3-D and written as FOLD files.
 """
 
 from __future__ import annotations
@@ -68,6 +72,25 @@ def evaluation_demo() -> int:
     return code
 
 
+FAMILY_SETS = (("spatialviz", "L2"), ("visfactor", "normal"), ("srbench", "2"))
+
+
+def families_demo() -> int:
+    """The general engine: two items of each peer benchmark in its own format and look, audited
+    against the physics, one of them animated in 3-D and written as a FOLD file."""
+    code = 0
+    for name, level in FAMILY_SETS:
+        folder = OUT / "families" / name
+        print(f"\ngenerating 2 {name} items (level {level}) into {folder}/ ...")
+        code |= foldsim("generate", "--family", name, "--level", level, "--count", 2, "--seed", SEED,
+                        "--out", folder, "--workers", 1)
+        code |= foldsim("audit", "--family", name, folder / f"{name}_items.json")
+    items = OUT / "families" / "spatialviz" / "spatialviz_items.json"
+    code |= foldsim("render-item", items, "--out", OUT / "families" / "spatialviz-3d", "--video")
+    code |= foldsim("fold", items, "--out", OUT / "families" / "fold")
+    return code
+
+
 def main() -> int:
     options = GenerateOptions("prediction", tuple(GROUPS), count=1, seed=SEED)
     request = MediaRequest.of(video=True, frames=True, images=True, text=True)  # the reference cadence
@@ -100,8 +123,12 @@ def main() -> int:
     print(f"  text grids          {OUT / 'img_text_outputs' / first['id'] / 'text'}/")
     print(f"  per-item manifests  {OUT / 'manifest'}/")
     evaluated = evaluation_demo()
+    families = families_demo()
     print(f"\n  report page         {OUT / 'report.html'}  (open it in a browser: scores, plots, every item)")
-    return 0 if check.all_match and not report.failed and not evaluated else 1
+    print(f"  peer benchmarks     {OUT / 'families'}/<family>/  (items, their own format, composite images)")
+    print(f"  a family item in 3-D {OUT / 'families' / 'spatialviz-3d' / 'folding_videos'}/")
+    print(f"  FOLD files          {OUT / 'families' / 'fold'}/  (open them in an origami tool)")
+    return 0 if check.all_match and not report.failed and not evaluated and not families else 1
 
 
 if __name__ == "__main__":
