@@ -24,11 +24,12 @@ test: $(STAMP)
 		(apt-get install -y -q chromium >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && \
 		 apt-get install -y -q chromium >/dev/null 2>&1))) || echo "chromium not installed: the browser tests will skip"
 	npm ci --prefix tests/node --no-audit --no-fund --loglevel=error  # FOLD readers for tests/test_foldfile.py (needs Node.js)
-	PYOPENGL_PLATFORM=egl $(BIN)/python -m pytest -q
+	PYOPENGL_PLATFORM=egl $(BIN)/python -m pytest -q -m "not slow"
 
-# the fuzz tests alone, with at least 10,000 examples each
+# the fuzz tests with at least 10,000 examples each, and the long runs `make test` leaves out (`slow`:
+# 200 items of every family level, the exact reference on a sample of the physical space)
 fuzz: $(STAMP)
-	FOLDSIM_FUZZ_EXAMPLES=10000 PYOPENGL_PLATFORM=egl $(BIN)/python -m pytest -q -m fuzz
+	FOLDSIM_FUZZ_EXAMPLES=10000 PYOPENGL_PLATFORM=egl $(BIN)/python -m pytest -q -m "fuzz or slow"
 
 bench: $(STAMP)
 	PYOPENGL_PLATFORM=egl $(BIN)/python -m benchmarks

@@ -90,14 +90,14 @@ def test_statuses_never_raise():
 
 
 def test_box_lines_refine_the_mesh_until_they_fall_on_it():
-    # three half folds of a 3x3 sheet: 3/2, 3/4, 3/8 need a mesh of 8 squares a cell
-    halves = tuple(Fold(Line.box("V", Q(1, 2))) for _ in range(3))
-    item = SheetItem(SheetSpec(3, 3), halves, (Punch(Q(1, 16), Q(1, 2)),))
+    # two half folds of a 3x1 strip: the lines at x = 3/2 and 3/4 need a mesh of 4 squares a cell
+    halves = tuple(Fold(Line.box("V", Q(1, 2))) for _ in range(2))
+    item = SheetItem(SheetSpec(3, 1), halves, (Punch(Q(1, 8), Q(1, 2)),))
     [r] = simulate_items([item])
-    assert r.ok and len(r.holes) == 8
-    assert trace_item(item).resolution == 8
-    # every hole is the reflection image of the punch in the 3/8-wide strips
-    assert sorted({h.x * 16 % 12 for h in r.holes}) == [1, 11]
+    assert r.ok and len(r.holes) == 4
+    assert trace_item(item).resolution == 4
+    # the right halves move (the tie): 1/8, its image across 3/4 (11/8), and both across 3/2
+    assert sorted(h.x for h in r.holes) == [Q(1, 8), Q(11, 8), Q(13, 8), Q(23, 8)]
 
 
 def test_rectangle_mesh_tiles_the_sheet():
