@@ -271,20 +271,21 @@ def distinct_layers(hit: jnp.ndarray, layer: jnp.ndarray, ranks: Ranks | None) -
 
 def punch_mesh(mesh: jnp.ndarray, state: MeshState, punch: jnp.ndarray, ranks: Ranks | None) -> tuple[jnp.ndarray, ...]:
     """One punch (X, Y, D) through the folded mesh: per triangle whether it stands for a result hole
-    and its preimage seen through the view (D-scaled lattice units); the distinct layers hit."""
+    (coinciding preimages, seen through the view in D-scaled lattice units, are one hole); the
+    distinct layers hit."""
     point, den = punch[:2], punch[2]
     hit = contains(placed_vertices(mesh, state), point, den) & (den > 0)
     rel = point[None, :] - den * state.shift  # [T, 2]
     preimage = (state.linear * rel[:, :, None]).sum(1)  # A^T (p - D b)
     seen = (state.view[None, :, :] * preimage[:, None, :]).sum(-1)  # V u
-    return first_of_position(hit, seen, state.layer, ranks), seen, distinct_layers(hit, state.layer, ranks)
+    return first_of_position(hit, seen, state.layer, ranks), distinct_layers(hit, state.layer, ranks)
 
 
 def simulate_mesh_one(mesh: jnp.ndarray, actions: jnp.ndarray, punches: jnp.ndarray) -> EnginePunched:
     """Fold one row, then punch it (int32[P, 3])."""
     state, status = fold_mesh(mesh, actions)
     ranks = ranks_of(state.layer) if mesh.shape[0] <= PAIRWISE_MAX_TRIANGLES else None
-    first, _, layers_under = jax.vmap(lambda p: punch_mesh(mesh, state, p, ranks))(punches)
+    first, layers_under = jax.vmap(lambda p: punch_mesh(mesh, state, p, ranks))(punches)
     missed = (punches[:, 2] > 0) & ~first.any(-1)
     off_paper = (status.code == OK) & missed.any()
     status = Status(jnp.where(off_paper, OFF_PAPER, status.code).astype(jnp.int32),
