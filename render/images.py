@@ -192,9 +192,13 @@ def image_dir(out_dir: str | Path, item_id: str) -> Path:
 
 def write_images(trace: Trace, out_dir: str | Path, item_id: str, style: ImageStyle = ImageStyle()) -> list[Path]:
     """Write every step image of one item under the dataset root `out_dir`, atomically."""
-    folder = image_dir(out_dir, item_id)
+    return write_named_images(image_dir(out_dir, item_id), step_images(trace, item_id, style))
+
+
+def write_named_images(folder: Path, images) -> list[Path]:
+    """Write (file name, image) pairs into `folder` as PNGs, each atomically; their paths."""
     paths = []
-    for name, image in step_images(trace, item_id, style):
+    for name, image in images:
         atomic_write_bytes(folder / name, png_bytes(image))
         paths.append(folder / name)
     return paths

@@ -25,10 +25,9 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..engine import ItemTrace
-from ..io import atomic_write_bytes
 from ..kernels import motion as M
 from ..sheets import Fold, Rotate, SheetItem
-from .images import Frame, ImageStyle, _canvas, _finish, _font, image_dir, png_bytes
+from .images import Frame, ImageStyle, _canvas, _finish, _font, image_dir, write_named_images
 from .item_geometry import after, crease_pieces, item_cuts, item_trace, placed_lattice, view_transforms
 
 #: the items' images: square, no legend
@@ -278,12 +277,7 @@ def write_item_images(item: SheetItem | ItemTrace | dict, out_dir: str | Path, s
     (`<out>/img_text_outputs/<id>/img/`), atomically."""
     trace = item_trace(item)
     name = item_name or trace.item.id or "item"
-    folder = image_dir(out_dir, name)
-    paths = []
-    for name, image in _step_images(trace, name, style):
-        atomic_write_bytes(folder / name, png_bytes(image))
-        paths.append(folder / name)
-    return paths
+    return write_named_images(image_dir(out_dir, name), _step_images(trace, name, style))
 
 
 # -- benchmark families: composites in each family's look ------------------------------------------
