@@ -90,6 +90,14 @@ class Family:
                              field="--level")
         return self.levels[name]
 
+    def mesh(self, level: str | None = None):
+        """The level's flat sheet as a `foldsim.mesh.TriangleSheet` (the general engine's finest
+        common mesh of its cells): what sheet-speaking code (drawing, symmetry tables) reads."""
+        from ..mesh import TriangleSheet
+
+        lv = self.level(level)
+        return TriangleSheet.rectangle(f"{self.name}:{lv.name}", lv.cols, lv.rows)
+
     def rules(self) -> dict:
         return {"family": self.name, "summary": self.summary, "levels": [lv.to_dict() for lv in self.levels.values()],
                 "lines": self.lines, "side_rule": self.side_rule, "punch_rule": self.punch_rule,

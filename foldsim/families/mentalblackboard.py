@@ -11,6 +11,25 @@ import numpy as np
 
 from .. import kernels as K
 from ..kernels import engine as E
+from ..mesh import TriangleSheet
+
+#: The benchmark's sheet (SPEC §1): 4x4 cells, 32 triangles on the half-unit lattice; triangle
+#: index t is location id t + 1. Code outside this family reads it through `family("mentalblackboard")
+#: .mesh()` or this name, never through the kernel's constant tables.
+SHEET = TriangleSheet("mentalblackboard", K.sheet.FLAT_VERTICES, K.sheet.HALF, K.sheet.GRID, K.sheet.GRID)
+#: the eight fold types by their codes, in action-int order (SPEC §3)
+FOLD_CODES = ("H1", "H2", "V1", "V2", "D1", "D2", "D3", "D4")
+
+
+def location_to_rct(location: int) -> tuple[int, int, int]:
+    """Location id 1..32 -> (row, col, tri), the benchmark's 0-based triple."""
+    return K.sheet.location_to_rct(location)
+
+
+def rct_to_location(row: int, col: int, tri: int) -> int:
+    """(row, col, tri) -> location id 1..32."""
+    return K.sheet.rct_to_location(row, col, tri)
+
 
 #: engine line family and named moving side (+1: where the functional is above c) of H1..D4
 FOLD_LINES = (
@@ -19,7 +38,7 @@ FOLD_LINES = (
     (E.D, 1), (E.N, 1),  # D1 top-left of the "/" box diagonal, D2 top-right of the "\" one
     (E.N, -1), (E.D, -1),  # D3 bottom-left, D4 bottom-right
 )
-RIGID_MESH = K.sheet.FLAT_VERTICES  # int32[32, 3, 2], half units: the engine's lattice for a 4x4 sheet
+RIGID_MESH = SHEET.vertices  # int32[32, 3, 2], half units: the engine's lattice for a 4x4 sheet
 
 
 def _engine_action_table() -> np.ndarray:
@@ -50,20 +69,20 @@ def engine_punches(locations: np.ndarray) -> np.ndarray:
     """int32[N, P, 3]: the centroid of each punch's grid triangle (index 0..31, -1 = none) as the
     point (3 x centroid) / 3 on the lattice; D = 0 for none."""
     locations = np.asarray(locations, np.int32)
-    sums = K.sheet.FLAT_CENTROID_SUMS[np.clip(locations, 0, None)]
+    sums = SHEET.centroid_sums[np.clip(locations, 0, None)]
     return np.concatenate([sums, np.full((*locations.shape, 1), 3, np.int32)], -1) * (locations >= 0)[..., None]
 
 
 def grid_index_of_positions(position: np.ndarray) -> np.ndarray:
     """Grid index (0..31) of view positions given as 3 x centroid (what a centroid punch maps to),
     -1 where none matches."""
-    return K.sheet.grid_index_of_centroid_sums(np.asarray(position, np.int32))
+    return SHEET.index_of_centroid_sums(np.asarray(position, np.int32))
 
 
 # -- MentalBlackboard configurations through the general engine -------------------------------------
 
 #: the 32 centroid punches that count the layers on every grid position
-EVERY_LOCATION = np.arange(K.sheet.N_TRIANGLES, dtype=np.int32)
+EVERY_LOCATION = np.arange(SHEET.n_triangles, dtype=np.int32)
 
 
 def engine_simulated(rows, chunk_rows: int | None = None):
@@ -76,7 +95,7 @@ def engine_simulated(rows, chunk_rows: int | None = None):
 
     actions, locations, quarters = encode(rows)
     n, punches = locations.shape
-    every = np.broadcast_to(EVERY_LOCATION, (n, K.sheet.N_TRIANGLES))
+    every = np.broadcast_to(EVERY_LOCATION, (n, SHEET.n_triangles))
     punch_rows = engine_punches(np.concatenate([locations, every], 1))
     out = run_mesh(RIGID_MESH, engine_actions(actions), punch_rows, chunk_rows=chunk_rows)
     codes, n_folds = jax.device_get(jax.jit(jax.vmap(K.unfolding_codes))(actions))
@@ -117,6 +136,16 @@ def _family_base():
         punch_rule = "1-3 shaped holes at triangle centroids"
         n_options = 5
         native_file = ""
+
+        def mesh(self, level=None) -> TriangleSheet:
+            return SHEET
+
+        def write_run(self, out_dir, count, seed, level=None, **options):
+            """`foldsim generate --family mentalblackboard`: the benchmark's own records through its
+            generator, plus foldsim's machine-readable family items (foldsim.families.mentalblackboard_items)."""
+            from .mentalblackboard_items import write_run
+
+            return write_run(self, out_dir, count, seed, level, **options)
 
         def count_space(self, level, on_progress=None) -> dict:
             from ..enumerate import enumeration_report
