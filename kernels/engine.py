@@ -213,11 +213,16 @@ def fold_mesh(mesh: jnp.ndarray, actions: jnp.ndarray) -> tuple[MeshState, Statu
     return state, status
 
 
-def contains(vertices: jnp.ndarray, point: jnp.ndarray, denominator: jnp.ndarray) -> jnp.ndarray:
-    """bool[T]: the closed triangle holds the point point/denominator (exact integer cross products)."""
+def edge_cross(vertices: jnp.ndarray, point: jnp.ndarray, denominator: jnp.ndarray) -> jnp.ndarray:
+    """int32[T, 3]: the cross product of each triangle edge with the point point/denominator (exact)."""
     edge = jnp.roll(vertices, -1, axis=1) - vertices  # [T, 3, 2]
     rel = point[None, None, :] - denominator * vertices
-    cross = edge[..., 0] * rel[..., 1] - edge[..., 1] * rel[..., 0]
+    return edge[..., 0] * rel[..., 1] - edge[..., 1] * rel[..., 0]
+
+
+def contains(vertices: jnp.ndarray, point: jnp.ndarray, denominator: jnp.ndarray) -> jnp.ndarray:
+    """bool[T]: the closed triangle holds the point point/denominator (exact integer cross products)."""
+    cross = edge_cross(vertices, point, denominator)
     return (cross >= 0).all(-1) | (cross <= 0).all(-1)
 
 
@@ -269,23 +274,46 @@ def distinct_layers(hit: jnp.ndarray, layer: jnp.ndarray, ranks: Ranks | None) -
     return ((layers != jnp.concatenate([jnp.full(1, -1, layers.dtype), layers[:-1]])) & (layers < big)).sum().astype(jnp.int32)
 
 
-def punch_mesh(mesh: jnp.ndarray, state: MeshState, punch: jnp.ndarray, ranks: Ranks | None) -> tuple[jnp.ndarray, ...]:
-    """One punch (X, Y, D) through the folded mesh: per triangle whether it stands for a result hole
-    (coinciding preimages, seen through the view in D-scaled lattice units, are one hole); the
-    distinct layers hit."""
+def punch_hits(mesh: jnp.ndarray, state: MeshState, punch: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """One punch (X, Y, D) through the folded mesh: bool[T] the triangles it goes through, and bool[T]
+    those where it lies on an edge. Only there can two preimages coincide: two flat triangles share
+    no interior point, so a punch inside every triangle it hits makes one hole per hit, each in its
+    own layer (triangles of one layer never overlap)."""
     point, den = punch[:2], punch[2]
-    hit = contains(placed_vertices(mesh, state), point, den) & (den > 0)
+    cross = edge_cross(placed_vertices(mesh, state), point, den)
+    hit = ((cross >= 0).all(-1) | (cross <= 0).all(-1)) & (den > 0)
+    return hit, hit & (cross == 0).any(-1)
+
+
+def punch_mesh(mesh: jnp.ndarray, state: MeshState, punch: jnp.ndarray, hit: jnp.ndarray,
+               ranks: Ranks | None) -> tuple[jnp.ndarray, ...]:
+    """The exact answer of one punch that may lie on a crease: per hit triangle whether it stands for
+    a result hole (coinciding preimages, seen through the view in D-scaled lattice units, are one
+    hole); the distinct layers hit."""
+    point, den = punch[:2], punch[2]
     rel = point[None, :] - den * state.shift  # [T, 2]
     preimage = (state.linear * rel[:, :, None]).sum(1)  # A^T (p - D b)
     seen = (state.view[None, :, :] * preimage[:, None, :]).sum(-1)  # V u
     return first_of_position(hit, seen, state.layer, ranks), distinct_layers(hit, state.layer, ranks)
 
 
-def simulate_mesh_one(mesh: jnp.ndarray, actions: jnp.ndarray, punches: jnp.ndarray) -> EnginePunched:
-    """Fold one row, then punch it (int32[P, 3])."""
+def fold_and_punch(mesh: jnp.ndarray, actions: jnp.ndarray, punches: jnp.ndarray) -> tuple:
+    """Fold one row, then find what each punch (int32[P, 3]) goes through."""
     state, status = fold_mesh(mesh, actions)
+    hit, on_edge = jax.vmap(lambda p: punch_hits(mesh, state, p))(punches)
+    return state, status, hit, on_edge
+
+
+def exact_holes(mesh: jnp.ndarray, state: MeshState, punches: jnp.ndarray, hit: jnp.ndarray) -> tuple:
+    """first bool[P, T], layers_under int32[P] of one row, comparing coinciding preimages."""
     ranks = ranks_of(state.layer) if mesh.shape[0] <= PAIRWISE_MAX_TRIANGLES else None
-    first, layers_under = jax.vmap(lambda p: punch_mesh(mesh, state, p, ranks))(punches)
+    return jax.vmap(lambda p, h: punch_mesh(mesh, state, p, h, ranks))(punches, hit)
+
+
+def punched(state: MeshState, status: Status, punches: jnp.ndarray, first: jnp.ndarray,
+            layers_under: jnp.ndarray) -> EnginePunched:
+    """One row's compact answer: the status (off_paper when a punch hits nothing) and the final
+    placements and direction maps the host reads hole places from."""
     missed = (punches[:, 2] > 0) & ~first.any(-1)
     off_paper = (status.code == OK) & missed.any()
     status = Status(jnp.where(off_paper, OFF_PAPER, status.code).astype(jnp.int32),
@@ -296,6 +324,19 @@ def simulate_mesh_one(mesh: jnp.ndarray, actions: jnp.ndarray, punches: jnp.ndar
     i8 = lambda x: x.astype(jnp.int8)  # noqa: E731
     return EnginePunched(status, first, layers_under, i8(state.linear), state.shift, i8(sign), i8(offset), mirrored,
                          state.view)
+
+
+def simulate_mesh_rows(mesh: jnp.ndarray, actions: jnp.ndarray, punches: jnp.ndarray) -> EnginePunched:
+    """Fold and punch a batch of rows (int32[N, S, ACTION_WIDTH], int32[N, P, 3]) on one mesh. The
+    comparison of coinciding preimages runs only when some punch of the batch lies on an edge of a
+    triangle it hits (a `cond` outside the row map, so the other branch costs nothing): a batch of
+    punches inside triangles (MentalBlackboard's centroids) needs no comparison at all."""
+    state, status, hit, on_edge = jax.vmap(fold_and_punch, in_axes=(None, 0, 0))(mesh, actions, punches)
+    first, layers_under = jax.lax.cond(
+        on_edge.any(),
+        lambda: jax.vmap(exact_holes, in_axes=(None, 0, 0, 0))(mesh, state, punches, hit),
+        lambda: (hit, hit.sum(-1).astype(jnp.int32)))
+    return jax.vmap(punched)(state, status, punches, first, layers_under)
 
 
 def trace_mesh_one(mesh: jnp.ndarray, actions: jnp.ndarray) -> tuple[MeshState, EngineStep, Status]:
@@ -315,6 +356,6 @@ def trace_mesh_one(mesh: jnp.ndarray, actions: jnp.ndarray) -> tuple[MeshState, 
     return states, infos, status
 
 
-simulate_mesh_batch = jax.jit(jax.vmap(simulate_mesh_one, in_axes=(None, 0, 0)))
+simulate_mesh_batch = jax.jit(simulate_mesh_rows)
 fold_mesh_batch = jax.jit(jax.vmap(fold_mesh, in_axes=(None, 0)))
 trace_mesh = jax.jit(trace_mesh_one)

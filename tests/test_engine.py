@@ -152,6 +152,30 @@ def test_mentalblackboard_preset_agrees_with_the_fast_path_on_the_whole_physical
         assert (general_sum == fast_sum).all()  # 0 disagreements over every row x 32 punches
 
 
+def test_punches_inside_triangles_skip_the_comparison_and_agree_with_it():
+    """A batch whose punches all lie inside the triangles they hit (centroids) takes the branch with
+    no comparison of coinciding preimages; on the same rows, the comparing branch gives the same
+    holes and layer counts. A punch on an edge is what sends a batch to the comparing branch."""
+    import jax
+
+    from foldsim.kernels import engine as E
+
+    actions = pad_actions(enumerate_space(PHYSICAL).actions)[::37]
+    n = len(actions)
+    mesh = np.asarray(MB.RIGID_MESH, np.int32)
+    punches = MB.engine_punches(np.broadcast_to(np.arange(32, dtype=np.int32), (n, 32)))
+    rows = MB.engine_actions(actions)
+    state, _, hit, on_edge = jax.vmap(E.fold_and_punch, in_axes=(None, 0, 0))(mesh, rows, punches)
+    assert not bool(on_edge.any())
+    fast = E.simulate_mesh_batch(mesh, rows, punches)
+    first, layers = jax.vmap(E.exact_holes, in_axes=(None, 0, 0, 0))(mesh, state, punches, hit)
+    assert (np.asarray(fast.first) == np.asarray(first)).all()
+    assert (np.asarray(fast.layers_under) == np.asarray(layers)).all()
+    vertex = np.array([[[0, 0, 1]]], np.int32)  # the sheet's centre: a corner of eight triangles
+    _, _, _, on_edge = jax.vmap(E.fold_and_punch, in_axes=(None, 0, 0))(mesh, rows[:1], vertex)
+    assert bool(on_edge.any())
+
+
 def test_cli_simulate_answers_general_items_and_names_bad_ones(tmp_path):
     items = [
         {"id": "ok", "sheet": {"cols": 3, "rows": 3},
