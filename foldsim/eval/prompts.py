@@ -27,6 +27,9 @@ Views (see VIEWS; `example_*` views show the paired original of a generalization
     record.FIELD                a record field as text (strings as they are, anything else as JSON)
     media.FIELD                 media named by a record field: a path, a list of paths, or a folder
                                 of images (paths relative to the dataset folder)
+    option_images               a family item's separate option images (`optionImgs`, VisFactor),
+                                each after its label "Option A:", ...; nothing when the question
+                                image already holds the options (SpatialViz, SRBench)
 
 No leak: every view declares the record fields it shows, and a template that uses a view showing
 one of its task's `answer_fields` is refused (TemplateError) before any prompt is built. The
@@ -36,7 +39,9 @@ canary answers to prove none reaches a prompt.
 
 A message is a list of parts in order: text, image or video. Media parts carry the file's path
 relative to the dataset folder; the request writers (foldsim.eval.requests) inline them as base64
-or turn them into URLs. A missing media file is an ItemError naming the item and the file.
+or turn them into URLs. A missing media file is an ItemError naming the item and the file, and so
+is a media path that leaves the dataset folder (absolute, or through `..`): a record cannot make a
+request file carry a file from elsewhere on the machine.
 """
 
 from __future__ import annotations
@@ -115,9 +120,19 @@ def text_part(text: str) -> Part:
     return Part("text", text=text)
 
 
+def inside_dataset(source: str) -> bool:
+    """Whether a record's media path names something inside the dataset folder (not the folder
+    itself): relative, no `..` part. Records are data from anywhere; their paths must not reach out."""
+    parts = Path(source).parts
+    return bool(source) and not Path(source).is_absolute() and ".." not in parts and any(p != "." for p in parts)
+
+
 def media_part(root: Path, source: str, item: str, view: str) -> Part:
     """A media part for a file of the dataset; ItemError names the item and the file if it is
     missing or of a kind no provider takes."""
+    if not inside_dataset(source):
+        raise ItemError(f"{source}: a media path must be relative to the dataset folder and stay inside it",
+                        item=item, field=view)
     path = root / source
     suffix = path.suffix.lower()
     kind, mime = ("image", IMAGE_SUFFIXES[suffix]) if suffix in IMAGE_SUFFIXES else (
@@ -388,6 +403,9 @@ def _read_text(ctx: Context, record: dict, source: str, view: str) -> list[Part]
 
 def folder_images(ctx: Context, record: dict, folder: str, view: str) -> list[Part]:
     """Every image in a dataset folder, in name order (frame_0000.png, frame_0001.png, ...)."""
+    if not inside_dataset(folder):
+        raise ItemError(f"{folder}: a media path must be relative to the dataset folder and stay inside it",
+                        item=record_id(record), field=view)
     path = ctx.root / folder
     if not path.is_dir():
         raise ItemError(f"missing media folder {folder}", item=record_id(record), field=view)
@@ -518,6 +536,28 @@ def media_field_view(name: str) -> View:
                 parts.append(media_part(ctx.root, source, ctx.item, field_name))
         return parts
     return View(name, frozenset({field_name}), render)
+
+
+def option_images(ctx: Context) -> list[Part]:
+    """A family item's option images when they are separate files (`optionImgs`: VisFactor, whose
+    question image is the steps row alone), each after its label; nothing when the record has none
+    and its question image is not its steps image (the composite already shows the options)."""
+    images = ctx.record.get("optionImgs")
+    if images is None:
+        if ctx.record.get("questionImg") is not None and ctx.record.get("questionImg") == ctx.record.get("stepsImg"):
+            raise ItemError("missing: the question image is the steps image alone, so the options must be "
+                            "their own images", item=ctx.item, field="optionImgs")
+        return []
+    if not isinstance(images, list) or not images or len(images) > 26 or not all(isinstance(s, str) and s for s in images):
+        raise ItemError("must be a list of 1 to 26 image paths (options A, B, ...)", item=ctx.item, field="optionImgs")
+    parts: list[Part] = []
+    for index, source in enumerate(images):
+        label = chr(ord("A") + index)
+        parts += [text_part(f"\nOption {label}:\n"), media_part(ctx.root, source, ctx.item, f"optionImgs[{index}]")]
+    return parts
+
+
+VIEWS["option_images"] = View("option_images", frozenset({"optionImgs"}), option_images)
 
 
 def view_named(name: str, where: str) -> View:
