@@ -44,9 +44,9 @@ def _worker_count(workers: int | None) -> int:
 def generate(
     out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (JSON, media, manifest)")],
     task: Annotated[str | None, typer.Option("--task", help="prediction | planning | generalization | backward | choice | split | plan-choice")] = None,
-    family: Annotated[str | None, typer.Option("--family", help="spatialviz | visfactor | srbench: that benchmark's "
-                                               "items in its own format and foldsim's (docs/families.md); "
-                                               "mentalblackboard: the same as --task")] = None,
+    family: Annotated[str | None, typer.Option("--family", help="spatialviz | visfactor | srbench | mentalblackboard: "
+                                               "that benchmark's multiple-choice items in its own format and in "
+                                               "foldsim's family item format (docs/families.md)")] = None,
     group: Annotated[list[str] | None, typer.Option(
         "--group", help="structure group, e.g. two_step_with_rotation (repeatable; default: every group the task allows)")] = None,
     count: Annotated[int, typer.Option(
@@ -90,10 +90,13 @@ def generate(
                                            "family's images")] = False,
 ) -> None:
     """Generate a MentalBlackboard-format dataset by structure group, with the media asked for; with
-    --family, another benchmark's items (foldsim.families)."""
-    if family is not None and family != "mentalblackboard":
+    --family, a benchmark family's items in its own format and foldsim's (foldsim.families)."""
+    if family is not None:
         from .families import generate_family_command
 
+        if task is not None:
+            fail(f"--task: not used with --family (generate --family {family} writes that family's multiple-choice "
+                 "items; --task writes a MentalBlackboard task)")
         generate_family_command(family, level, count, seed, out_dir, first_id, as_json, splits=splits,
                                 media=not no_media, workers=_worker_count(workers), backend=backend,
                                 address=address)

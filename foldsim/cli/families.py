@@ -13,22 +13,21 @@ from .common import EXIT_ITEMS, EXIT_USAGE, app, err, error, fail, out, print_js
 def generate_family_command(name: str, level: str | None, count: int, seed: int, out_dir: Path, first_id: int,
                             as_json: bool, *, splits: str | None = None, media: bool = True, workers: int = 1,
                             backend: str = "local", address: str | None = None) -> None:
-    """`foldsim generate --family F`: both files, the images through the media machinery (resume,
-    lock, progress, workers, Ray), a summary line (or JSON); exit 1 if an item's images failed."""
+    """`foldsim generate --family F`: `family(F).write_run` (the family's items in foldsim's format
+    and its own, the images through the media machinery: resume, lock, progress, workers, Ray), a
+    summary line (or JSON); exit 1 if an item's images failed."""
     from ..errors import InputError
-    from ..families.base import family, write_family_run
+    from ..families.base import family
     from .dataset import _check_backend, _print_render_report
 
     try:
         fam = family(name)
-        if first_id != 1:
-            raise InputError("is not used with --family (ids are <family>_<n>)", field="--first-id")
         from ..dataset.splits import parse_splits
 
         split_spec = parse_splits(splits) if splits is not None else ()
         _check_backend(backend, address)
-        written, report = write_family_run(fam, out_dir, count, seed, level, console=err, media=media,
-                                           splits=split_spec, workers=workers, backend=backend, address=address)
+        written, report = fam.write_run(out_dir, count, seed, level, console=err, media=media, splits=split_spec,
+                                        workers=workers, backend=backend, address=address, first_id=first_id)
     except InputError as problem:
         fail(problem)
     if not as_json:
@@ -39,8 +38,8 @@ def generate_family_command(name: str, level: str | None, count: int, seed: int,
 @app.command()
 def audit(
     files: Annotated[list[Path], typer.Argument(help="items in foldsim's machine-readable family format (JSON/JSONL)")],
-    family: Annotated[str | None, typer.Option("--family", help="spatialviz | visfactor | srbench (the items' family; "
-                                               "records of another family are invalid)")] = None,
+    family: Annotated[str | None, typer.Option("--family", help="spatialviz | visfactor | srbench | mentalblackboard "
+                                               "(the items' family; records of another family are invalid)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object per file (a list for several)")] = False,
 ) -> None:
     """Re-simulate every item and say whether its keyed option is the physical answer, naming the

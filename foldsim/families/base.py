@@ -134,6 +134,23 @@ class Family:
     def count_space(self, level: Level, on_progress: Callable[[int], None] | None = None) -> dict:
         raise NotImplementedError  # pragma: no cover - abstract
 
+    # -- writing a run ------------------------------------------------------------------------------
+
+    def write_run(self, out_dir, count: int, seed: int, level: str | None = None, *, console=None,
+                  media: bool = True, splits=(), workers: int = 1, backend: str = "local",
+                  address: str | None = None, first_id: int = 1):
+        """`foldsim generate --family NAME`: generate `count` items and write them atomically as
+        foldsim's machine-readable items (`<family>_items.json`) and the family's own format
+        (`native_file`); a yes/no family also its rows in foldsim's split format
+        (`<family>_split.json`); `media`: the images (foldsim.families.media) through the media
+        machinery of `foldsim generate --task` (foldsim.dataset.media): the folder checked and
+        locked before any work, per-item manifests, resume, `workers` local processes or Ray tasks
+        (`backend`, `address`). The items file names an image only where the item's verified
+        manifest lists it (`listed_images`). Returns ({items, native[, split], count, images},
+        the RenderReport). A family with its own generator overrides this (MentalBlackboard)."""
+        return write_sampled_run(self, out_dir, count, seed, level, console=console, media=media, splits=splits,
+                                 workers=workers, backend=backend, address=address, first_id=first_id)
+
 
 def base_violations(item: SheetItem, level: Level) -> list[str]:
     out = []
@@ -160,10 +177,20 @@ ROUND_SHAPES = frozenset({"circle"})
 
 def seen_as(hole: PointHole) -> PointHole:
     """The hole as an option shows it: a circle's direction (carried through the layers' isometries)
-    is invisible, so it is set to 0."""
-    if hole.shape in ROUND_SHAPES and hole.direction:
-        return PointHole(hole.x, hole.y, hole.shape, hole.size, 0, hole.mirrored)
-    return hole
+    is invisible, so it is set to 0; a shape that looks the same after a half or quarter turn
+    (foldsim.holes.SHAPE_PERIOD: MentalBlackboard's ellipse, square ...) keeps its direction only up
+    to that turn, the way the benchmark writes it."""
+    from ..holes import SHAPE_PERIOD
+
+    if hole.shape in ROUND_SHAPES:
+        direction = 0
+    elif hole.shape in SHAPE_PERIOD:
+        direction = hole.direction % (90 * SHAPE_PERIOD[hole.shape])
+    else:
+        return hole
+    if direction == hole.direction:
+        return hole
+    return PointHole(hole.x, hole.y, hole.shape, hole.size, direction, hole.mirrored)
 
 
 def hole_key(holes: Sequence[PointHole]) -> tuple:
@@ -247,7 +274,8 @@ class _Families(dict):
 
 
 FAMILIES: dict[str, Family] = _Families()
-#: the families whose items `generate_family` writes (mentalblackboard keeps its own generator)
+#: the families whose items `generate_family` samples; MentalBlackboard's come from its own
+#: generator (foldsim.dataset.generate), through its `write_run`, into the same item format
 GENERAL_FAMILIES = ("spatialviz", "visfactor", "srbench")
 
 
@@ -397,37 +425,60 @@ def items_file_name(fam: Family) -> str:
     return f"{fam.name}_items.json"
 
 
+#: the record fields that name an item's image files (a path or a list of paths, relative to the
+#: dataset folder): what the evaluation road shows a model
+IMAGE_FIELDS = ("questionImg", "stepsImg", "optionImgs")
+
+
+def listed_images(record: dict, manifest=None) -> dict:
+    """The record with only the image fields (IMAGE_FIELDS) whose every file its verified manifest
+    (foldsim.dataset.media.Manifest, after `OutputFolder.render`) lists: no manifest, no image
+    names. The same rule `foldsim.dataset.media.listed` applies to MentalBlackboard's 3-D assets, so
+    a record never names an image a failed, skipped or interrupted drawing did not leave."""
+    files = manifest.files(manifest.modalities) if manifest is not None else set()
+    out = {}
+    for key, value in record.items():
+        if key in IMAGE_FIELDS:
+            names = value if isinstance(value, list) else [value]
+            if not names or not all(isinstance(n, str) and n in files for n in names):
+                continue
+        out[key] = value
+    return out
+
+
+def write_json_list(path, rows: list, out_dir) -> None:
+    """A JSON list written atomically; an InputError naming --out when the folder refuses it."""
+    import json
+
+    from ..io import atomic_write_text
+
+    try:
+        atomic_write_text(path, json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
+    except OSError as err:
+        raise InputError(f"cannot write into {out_dir}: {err.strerror or err}", field="--out") from None
+
+
 def write_family(fam: Family, out_dir, count: int, seed: int, level: str | None = None, console=None,
-                 media: bool = True, splits=(), *, workers: int = 1, backend: str = "local",
-                 address: str | None = None) -> dict:
-    """`write_family_run` without the render report object: the paths, the count, the images listed
+                 media: bool = True, splits=(), **options) -> dict:
+    """`fam.write_run` without the render report object: the paths, the count, the images listed
     in the manifests, and the report's summary (rendered, skipped, failed[, fatal])."""
-    written, report = write_family_run(fam, out_dir, count, seed, level, console, media, splits,
-                                       workers=workers, backend=backend, address=address)
+    written, report = fam.write_run(out_dir, count, seed, level, console=console, media=media, splits=splits,
+                                    **options)
     return {**written, **(report.summary() if media else {})}
 
 
-def write_family_run(fam: Family, out_dir, count: int, seed: int, level: str | None = None, console=None,
-                     media: bool = True, splits=(), *, workers: int = 1, backend: str = "local",
-                     address: str | None = None):
-    """Generate and write both files atomically: foldsim's machine-readable items
-    (`<family>_items.json`) and the family's own format (`fam.native_file`); VisFactor also its
-    yes/no rows in foldsim's split format (`visfactor_split.json`); `media`: the images
-    (foldsim.families.media), through the media machinery of `foldsim generate --task`
-    (foldsim.dataset.media): the folder checked and locked before any work, per-item manifests,
-    resume (complete items skipped, missing or damaged images redrawn), `workers` local processes
-    or Ray tasks (`backend`, `address`). Returns (the paths, the count and the images, the
-    RenderReport)."""
-    import json
+def write_sampled_run(fam: Family, out_dir, count: int, seed: int, level: str | None = None, *, console=None,
+                      media: bool = True, splits=(), workers: int = 1, backend: str = "local",
+                      address: str | None = None, first_id: int = 1):
+    """`Family.write_run` of a family that samples its items (`generate_family`)."""
     from pathlib import Path
 
     from ..dataset.media import MediaRequest, RenderReport, open_output
-    from ..io import atomic_write_text
     from ..progress import counting_bar
+    from .open import split_records
 
-    if fam.name not in GENERAL_FAMILIES:
-        raise InputError(f"{fam.name} items come from `foldsim generate --task` (its own record format)",
-                         field="--family")
+    if first_id != 1:
+        raise InputError(f"is not used with --family {fam.name} (ids are {fam.name}_<n>)", field="--first-id")
     if level is not None:
         fam.level(level)
     out = Path(out_dir)
@@ -443,27 +494,37 @@ def write_family_run(fam: Family, out_dir, count: int, seed: int, level: str | N
 
             add_splits(records, splits)
         native = [row for r in records for row in r["native"]]
-        from .open import split_records
+        yes_no = fam.task_type == "YesNo"
 
-        split = [row for r in records for row in split_records(r)] if fam.task_type == "YesNo" else None
-        for row in split or []:
-            record_split = next((r.get("split") for r in records if r["id"] == row["item"]), None)
-            if record_split is not None:
-                row["split"] = record_split
+        def write_items(manifests: dict) -> None:
+            """The items (and split rows) naming only the images the manifests vouch for."""
+            listed = [listed_images(r, manifests.get(r["id"])) for r in records]
+            write_json_list(items_path, listed, out)
+            if yes_no:
+                rows = []
+                for record in listed:
+                    for row in split_records(record):
+                        row = {k: v for k, v in row.items() if not (k.endswith("Img") and v is None)}
+                        if record.get("split") is not None:
+                            row["split"] = record["split"]
+                        rows.append(row)
+                write_json_list(split_path, rows, out)
+
+        write_items({})  # before drawing: no image is vouched for yet
         try:
-            atomic_write_text(items_path, json.dumps(records, indent=1, ensure_ascii=False) + "\n")
+            from ..io import atomic_write_text
+
             atomic_write_text(native_path, fam.native_text(native))
-            if split is not None:
-                atomic_write_text(split_path, json.dumps(split, indent=1, ensure_ascii=False) + "\n")
         except OSError as err:
             raise InputError(f"cannot write into {out}: {err.strerror or err}", field="--out") from None
         report = RenderReport(removed_temps=folder.removed_temps)
         if media:
             report = folder.render(records, workers=workers, backend=backend, address=address, console=console,
                                    source=items_path.name, sheet=False)
+            write_items(folder.manifests)
     images = sum(len(m.files(["family"])) for m in folder.manifests.values()) if media else 0
     written = {"items": str(items_path), "native": str(native_path), "count": len(records), "images": images}
-    if split is not None:
+    if yes_no:
         written["split"] = str(split_path)
     return written, report
 
