@@ -76,7 +76,8 @@ def expected_images(record: dict, task: str) -> list[str]:
         return [record["stepsImg"]]
     if task == "family-split":
         return [record["stepsImg"], record["optionImg"]]
-    return [record["questionImg"], *record.get("optionImgs", [])]
+    # VisFactor's question image is its steps row: each option follows; the others' composites hold them
+    return [record["questionImg"], *(record["optionImgs"] if record["family"] == "visfactor" else [])]
 
 
 def perfect(record: dict, task: str) -> str:
@@ -192,6 +193,22 @@ def test_request_files_carry_the_family_images(generated, tmp_path, name, task, 
                 labels = [o["label"] for o in record["options"]]
                 assert [t for t in texts if t.startswith("Option ")] == [f"Option {label}:" for label in labels]
                 assert len(images) == 1 + len(labels) == 6
+
+
+def test_mentalblackboard_family_items_show_their_composite_once(tmp_path):
+    """MentalBlackboard's family items list their option images too, but their question image is
+    the composite that already shows them: the request carries it alone, not the options twice."""
+    from foldsim.families.base import family, write_family
+
+    write_family(family("mentalblackboard"), tmp_path / "mb", 2, 1, "easy", media=True)
+    dataset = tmp_path / "mb" / "mentalblackboard_items.json"
+    records = records_of(dataset)
+    assert all(r["optionImgs"] and r["questionImg"] != r["stepsImg"] for r in records)
+    requests = write_requests_cli(dataset, "family-choice", "chat", tmp_path / "chat.jsonl")
+    for record, request in zip(records, requests, strict=True):
+        item, texts, images = unpack("chat", request)
+        assert item == record["id"] and record["question"] in "\n".join(texts)
+        assert [base64.b64decode(i) for i in images] == [(dataset.parent / record["questionImg"]).read_bytes()]
 
 
 CANARY = "FAMILY-CANARY"

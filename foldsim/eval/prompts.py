@@ -27,9 +27,10 @@ Views (see VIEWS; `example_*` views show the paired original of a generalization
     record.FIELD                a record field as text (strings as they are, anything else as JSON)
     media.FIELD                 media named by a record field: a path, a list of paths, or a folder
                                 of images (paths relative to the dataset folder)
-    option_images               a family item's separate option images (`optionImgs`, VisFactor),
-                                each after its label "Option A:", ...; nothing when the question
-                                image already holds the options (SpatialViz, SRBench)
+    option_images               a family item's option images (`optionImgs`), each after its label
+                                "Option A:", ..., when its question image is the steps row alone
+                                (VisFactor); nothing when the question image is a composite that
+                                shows the options (SpatialViz, SRBench, MentalBlackboard)
 
 No leak: every view declares the record fields it shows, and a template that uses a view showing
 one of its task's `answer_fields` is refused (TemplateError) before any prompt is built. The
@@ -539,15 +540,17 @@ def media_field_view(name: str) -> View:
 
 
 def option_images(ctx: Context) -> list[Part]:
-    """A family item's option images when they are separate files (`optionImgs`: VisFactor, whose
-    question image is the steps row alone), each after its label; nothing when the record has none
-    and its question image is not its steps image (the composite already shows the options)."""
+    """A family item's option images (`optionImgs`), each after its label, when its question image
+    is its steps image alone (VisFactor, whose options are asked one by one); nothing when the
+    question image is a composite that already shows them (SpatialViz, SRBench, MentalBlackboard's
+    family items, which list their option images too)."""
+    question = ctx.record.get("questionImg")
+    if question is None or question != ctx.record.get("stepsImg"):
+        return []
     images = ctx.record.get("optionImgs")
     if images is None:
-        if ctx.record.get("questionImg") is not None and ctx.record.get("questionImg") == ctx.record.get("stepsImg"):
-            raise ItemError("missing: the question image is the steps image alone, so the options must be "
-                            "their own images", item=ctx.item, field="optionImgs")
-        return []
+        raise ItemError("missing: the question image is the steps image alone, so the options must be their "
+                        "own images", item=ctx.item, field="optionImgs")
     if not isinstance(images, list) or not images or len(images) > 26 or not all(isinstance(s, str) and s for s in images):
         raise ItemError("must be a list of 1 to 26 image paths (options A, B, ...)", item=ctx.item, field="optionImgs")
     parts: list[Part] = []
