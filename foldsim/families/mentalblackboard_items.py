@@ -113,7 +113,9 @@ def preset_of(score: int) -> str:
 
 
 def family_record(fam, native: dict, key: tuple[PointHole, ...]) -> dict:
-    """foldsim's family record of one benchmark choice record (docs/families.md, Formats)."""
+    """foldsim's family record of one benchmark choice record (docs/families.md, Formats): `key`
+    (the engine's, with which holes are seen from the back) is `resultHoles`; every option,
+    the keyed one included, is the benchmark's option as point holes."""
     from ..config import Config
     from ..eval.prompts import step_image_sources
     from ..presets import mentalblackboard_item
@@ -123,8 +125,8 @@ def family_record(fam, native: dict, key: tuple[PointHole, ...]) -> dict:
 
     config = Config.from_record(native)
     options = []
-    for i, option in enumerate(native["options"]):
-        holes = key if option.get("error") is None else point_holes(option["resultHoles"], f"options[{i}].resultHoles")
+    for i, option in enumerate(native["options"]):  # all written alike (no `mirrored` only the key would know)
+        holes = point_holes(option["resultHoles"], f"options[{i}].resultHoles")
         options.append({"label": option["label"], "resultHoles": holes_to_json(holes), "error": option.get("error"),
                         "errorDetail": option.get("errorDetail", {})})
     labels = [o["label"] for o in options]
