@@ -21,6 +21,7 @@ from foldsim import Config, Hole, simulate
 from foldsim.batching import pad_columns
 from foldsim.codes import action_code
 from foldsim.dataset import distractors as D
+from foldsim.families.mentalblackboard import SHEET
 from foldsim.holes import SHAPES, SIZES, direction_value
 from foldsim.kernels import OK, fold_batch
 from foldsim.kernels import actions as A
@@ -158,7 +159,7 @@ def crease_image(config: Config, location: int, crease: str) -> int | None:
     folds = [k for k, c in enumerate(config.actions) if not c.startswith("R-")]
     prefix = Config.from_codes([c for k, c in enumerate(config.actions) if k != folds[-1]])
     sheet = trace(prefix).sheet(len(prefix.actions))
-    vertices = np.einsum("tij,tvj->tvi", sheet.linear, D.FLAT_VERTICES) + sheet.shift[:, None, :]
+    vertices = np.einsum("tij,tvj->tvi", sheet.linear, SHEET.vertices) + sheet.shift[:, None, :]
     x0, x1 = Q(int(vertices[..., 0].min()), 2), Q(int(vertices[..., 0].max()), 2)
     y0, y1 = Q(int(vertices[..., 1].min()), 2), Q(int(vertices[..., 1].max()), 2)
     centre = ((x0 + x1) / 2, (y0 + y1) / 2)
@@ -196,7 +197,7 @@ def check_variant(config: Config, truth, model: str, detail: dict, option, error
         assert sum(keys(option).values()) == len(truth) - 1
     elif model == "extra_layer":
         p, layer, source = detail["hole"] - 1, detail["layer"], detail["from"]
-        assert D.NEIGHBOURS[config.holes[p].location - 1, source - 1]
+        assert SHEET.edge_neighbours[config.holes[p].location - 1, source - 1]
         location = FLAT_CENTROIDS.index(rotate(FLAT_CENTROIDS[layer - 1], theta)) + 1
         extra = hole_at(single_punch_holes(config, p, source), location)
         assert keys(option) == keys(truth) + Counter([extra.key])

@@ -44,10 +44,10 @@ from .. import kernels as K
 from ..batching import run_chunked
 from ..codes import action_code, entry_of_code, parse_action
 from ..config import Config
+from ..families.mentalblackboard import SHEET
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value
 from ..kernels import actions as A
 from ..kernels.punch import punch_hits, total_rotation
-from ..kernels.sheet import FLAT_CENTROID_SUMS, FLAT_VERTICES, N_TRIANGLES, ROTATION_PERMUTATIONS, grid_index_of_centroid_sums
 
 CHOICE_MODELS = ("wrong_crease", "missing_layer", "extra_layer", "replaced_fold", "rotation_ignored",
                  "wrong_direction", "pattern_turned", "pattern_reflected")
@@ -65,14 +65,10 @@ NO_HOLE = np.iinfo(np.int32).max
 
 # -- sheet symmetries as tables ------------------------------------------------------------------------
 
+# The sheet's own symmetry tables (grid index of each triangle mirrored left-right, turned by k
+# quarter turns; edge neighbours) come from the family's TriangleSheet: SHEET.mirror_permutation,
+# SHEET.turn_permutations, SHEET.edge_neighbours.
 
-def _mirror_location() -> np.ndarray:
-    """int32[32]: grid index of each triangle mirrored left-right (x -> -x)."""
-    sums = FLAT_CENTROID_SUMS * np.array([-1, 1])
-    return grid_index_of_centroid_sums(sums)
-
-
-MIRROR_LOCATION = _mirror_location()
 #: action int mirrored left-right: H1, H2 stay, V1 <-> V2, D1 <-> D2, D3 <-> D4 (same -F/-B),
 #: R-90 <-> R-270
 MIRROR_FOLD_TYPE = np.array([0, 1, 3, 2, 5, 4, 7, 6], dtype=np.int32)
@@ -86,15 +82,6 @@ def mirror_action(action: np.ndarray) -> np.ndarray:
     folded = base + MIRROR_FOLD_TYPE[(action - 1) % 8]
     turned = A.FIRST_ROTATION + (A.N_ACTION_CODES - 1 - action)  # 17 <-> 19, 18 stays
     return np.where(fold, folded, np.where(action >= A.FIRST_ROTATION, turned, action)).astype(np.int32)
-
-
-def _edge_neighbours() -> np.ndarray:
-    """bool[32, 32]: grid triangles that share an edge."""
-    keys = [{tuple(v) for v in tri} for tri in FLAT_VERTICES.tolist()]
-    return np.array([[a != b and len(keys[a] & keys[b]) == 2 for b in range(N_TRIANGLES)] for a in range(N_TRIANGLES)])
-
-
-NEIGHBOURS = _edge_neighbours()
 
 
 def reflect_sums(sums: np.ndarray, family: int, box: Sequence[int]) -> np.ndarray:
@@ -275,8 +262,8 @@ def run_variants(rows: Rows) -> Outcome:
     actions = np.zeros((n, WIDTH), np.int32)
     location = np.full((n, PUNCHES), -1, np.int32)
     quarter, shape, size = (np.zeros((n, PUNCHES), np.int32) for _ in range(3))
-    drop = np.zeros((n, PUNCHES, N_TRIANGLES), bool)
-    add = np.zeros((n, PUNCHES, N_TRIANGLES), bool)
+    drop = np.zeros((n, PUNCHES, SHEET.n_triangles), bool)
+    add = np.zeros((n, PUNCHES, SHEET.n_triangles), bool)
     for v in range(n):
         actions[v, : len(rows.actions[v])] = rows.actions[v][:WIDTH]
         for p, (loc, q, s, z) in enumerate(rows.punches[v]):
@@ -369,9 +356,9 @@ def transformed(actions: np.ndarray, punches, mirror: bool, turn: int):
     row = append_rotation(row, turn)
     moved = []
     for loc, q, s, z in punches:
-        loc = int(MIRROR_LOCATION[loc]) if mirror else loc
+        loc = int(SHEET.mirror_permutation[loc]) if mirror else loc
         q = -q if mirror else q
-        moved.append((int(ROTATION_PERMUTATIONS[turn % 4][loc]), (q + turn) % 4, s, z))
+        moved.append((int(SHEET.turn_permutations[turn % 4][loc]), (q + turn) % 4, s, z))
     return row, moved
 
 
@@ -408,8 +395,8 @@ def wrong_crease_punches(punches, prep: Prep, i: int, family: int):
         if stay:
             out.append((loc, q, s, z))
         if total > stay:
-            mirrored = reflect_sums(FLAT_CENTROID_SUMS[loc], family, box)
-            target = int(grid_index_of_centroid_sums(mirrored[None])[0])
+            mirrored = reflect_sums(SHEET.centroid_sums[loc], family, box)
+            target = int(SHEET.index_of_centroid_sums(mirrored[None])[0])
             if target < 0:
                 return None
             out.append((target, reflect_quarter(q, family), s, z))
@@ -457,7 +444,7 @@ def choice_rows(items: Items, prep: Prep, models: Sequence[str]) -> Rows:
                     rows.append(i, "missing_layer", {"hole": p + 1, "layer": int(t) + 1}, actions, punches, drop=(p, int(t)))
             if "extra_layer" in models:
                 punched = {c[0] for c in punches}
-                for q in np.flatnonzero(NEIGHBOURS[loc]):
+                for q in np.flatnonzero(SHEET.edge_neighbours[loc]):
                     stack = np.flatnonzero(prep.grid_index[i] == q)
                     if len(stack) and q not in punched:
                         top = int(stack[np.argmax(prep.stack[i, stack])])
