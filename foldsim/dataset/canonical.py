@@ -38,9 +38,10 @@ import numpy as np
 
 from ..codes import action_code, parse_action
 from ..config import Config
+from ..families.mentalblackboard import SHEET
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value
 from ..kernels import actions as A
-from ..kernels.sheet import FLAT_CENTROID_SUMS, QUARTER_ROTATIONS, grid_index_of_centroid_sums
+from ..mesh import QUARTER_ROTATIONS
 from ..planning import NO_HOLE, PERIOD_OF_KIND, hole_key, key_of
 
 #: the direction (x, y; y up) toward the moving side of each fold type H1 H2 V1 V2 D1 D2 D3 D4
@@ -73,10 +74,9 @@ class Symmetry:
 
     @cached_property
     def locations(self) -> np.ndarray:
-        """int32[32]: grid index of the image of each grid index."""
-        table = grid_index_of_centroid_sums(FLAT_CENTROID_SUMS @ self.matrix.T)
-        assert sorted(table.tolist()) == list(range(32))
-        return table
+        """int32[32]: grid index of the image of each grid index (the sheet's own permutation for
+        this isometry, which it checks maps the sheet onto itself)."""
+        return SHEET.image_permutation(self.matrix)
 
     @cached_property
     def fold_types(self) -> np.ndarray:
