@@ -19,6 +19,7 @@ import numpy as np
 
 from foldsim import kernels as K
 from foldsim.enumerate import ActionTable, enumerate_space, pad_actions
+from foldsim.families.mentalblackboard import SHEET
 from foldsim.io import atomic_write_json, read_records
 from foldsim.progress import progress_bar
 from foldsim.rules import PHYSICAL
@@ -29,7 +30,7 @@ PLANNING_FILE = SHARED_DATA / "PFHP_Planning_Data.json"
 RESULTS_SCHEMA = 1
 MIN_STEADY_SECONDS = 0.5
 MAX_STEADY_RUNS = 50
-N_LOCATIONS = K.sheet.N_TRIANGLES  # punch every grid position: every layer makes a result hole
+N_LOCATIONS = SHEET.n_triangles  # punch every grid position: every layer makes a result hole
 
 
 @dataclass(frozen=True)

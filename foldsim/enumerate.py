@@ -22,6 +22,7 @@ from . import kernels as K
 from .batching import run_chunked
 from .codes import action_code
 from .errors import InputError
+from .families.mentalblackboard import SHEET
 from .rules import GROUPS, PHYSICAL, RuleSet, group_of, patterns_of_group
 
 WIDTH = 6  # action columns: the longest benchmark pattern, so every bulk call shares one compilation
@@ -245,7 +246,7 @@ def punch_everywhere(actions: np.ndarray, *, on_progress: Progress | None = None
     lands): one kernel call (chunked) and one flat NumPy scatter, no per-row Python."""
     folded = fold_rows(actions, on_progress=on_progress)
     status = folded.status.code
-    n, cells = len(status), K.sheet.N_TRIANGLES
+    n, cells = len(status), SHEET.n_triangles
     valid = (status == K.OK)[:, None] & (folded.grid_index >= 0)
     flat = (np.arange(n)[:, None] * cells + folded.grid_index) * cells + folded.unfolded.location
     direction_map = folded.unfolded.offset % 4 + 4 * (folded.unfolded.sign < 0)

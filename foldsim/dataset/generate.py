@@ -32,10 +32,10 @@ from rich.console import Console
 from ..config import Config
 from ..enumerate import CODE_OF_ACTION, configurations, fold_rows
 from ..errors import InputError
+from ..families.mentalblackboard import SHEET
 from ..tasks import CHOICE_TASKS
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value
 from ..kernels import actions as A
-from ..kernels.sheet import N_TRIANGLES
 from ..rules import GROUPS, MENTALBLACKBOARD
 from ..simulate import Result, simulate
 from ..solve import count_solutions
@@ -231,7 +231,7 @@ def modify(rng: np.random.Generator, holes: HoleArrays, attribute: np.ndarray, l
     period = PERIOD_OF_SHAPE[holes.shape]
     turns = np.where(period == 4, rng.integers(1, 4, period.shape), 2 * rng.integers(0, 2, period.shape) + 1)
     turnable = used & (period > 1)
-    taken = (holes.location[..., None] == np.arange(N_TRIANGLES)).any(1)  # bool[B, 32]
+    taken = (holes.location[..., None] == np.arange(SHEET.n_triangles)).any(1)  # bool[B, 32]
     hole_layers = np.take_along_axis(layers, np.maximum(holes.location, 0), axis=1)
     free = (layers > 0) & ~taken  # bool[B, 32]
     same_parity = (layers[:, None, :] % 2) == (hole_layers[..., None] % 2)  # [B, H, 32]
