@@ -38,9 +38,9 @@ import orjson
 
 from ..codes import canonical_code, code_of_entry
 from ..errors import InputError, describe
+from ..families.mentalblackboard import rct_to_location
 from ..holes import SHAPE_PERIOD, SIZES, Hole
 from ..io import read_text
-from ..kernels.sheet import rct_to_location
 
 STATUS_OK = "ok"
 STATUS_EMPTY = "empty"
