@@ -38,7 +38,7 @@ import orjson
 
 from ..codes import canonical_code, code_of_entry
 from ..errors import InputError, describe
-from ..families.mentalblackboard import rct_to_location
+from ..families.mentalblackboard import SHEET, rct_to_location
 from ..holes import SHAPE_PERIOD, SIZES, Hole
 from ..io import read_text
 
@@ -1132,15 +1132,17 @@ def parse_predicted_location(value: object, notes: list[str]) -> int | None:
     if numbers is None:
         notes.append(f"location {_one_line(value, 60)} is not a grid id or [row, col, tri]")
         return None
+    n = SHEET.n_triangles
     if len(numbers) == 1:
-        if 1 <= numbers[0] <= 32:
+        if 1 <= numbers[0] <= n:
             return numbers[0]
-        notes.append(f"location {numbers[0]} is outside 1..32")
+        notes.append(f"location {numbers[0]} is outside 1..{n}")
         return None
     row, col, tri = numbers
-    if 0 <= row <= 3 and 0 <= col <= 3 and 0 <= tri <= 1:
+    per_cell = n // (SHEET.rows * SHEET.cols)
+    if 0 <= row < SHEET.rows and 0 <= col < SHEET.cols and 0 <= tri < per_cell:
         return rct_to_location(row, col, tri)
-    notes.append(f"location [{row}, {col}, {tri}] is outside the 4x4 grid")
+    notes.append(f"location [{row}, {col}, {tri}] is outside the {SHEET.cols}x{SHEET.rows} grid")
     return None
 
 
