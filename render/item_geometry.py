@@ -133,11 +133,19 @@ def after(transforms: Sequence[np.ndarray], k: int) -> np.ndarray:
     return matrix
 
 
-def item_cuts(trace: ItemTrace, *, folded: bool = False) -> list[Cut]:
+def circle_outline(point: np.ndarray, radius: float, points: int = 48) -> list[np.ndarray]:
+    """A circle of `radius` about `point` as one polygon (what a family draws every hole as)."""
+    angles = np.linspace(0.0, 2 * np.pi, points, endpoint=False)
+    return [np.asarray(point, np.float64) + radius * np.stack([np.cos(angles), np.sin(angles)], axis=1)]
+
+
+def item_cuts(trace: ItemTrace, *, folded: bool = False, radius: float | None = None) -> list[Cut]:
     """Every cut every punch makes, on the flat sheet (centred cell units): the punch's outline about
     its point in the final frame, clipped to each placed triangle of each layer the point goes
     through (the triangles sharing a hit triangle's layer and placement), carried back by that
-    triangle's inverse placement. `folded`: the same cuts where they lie on the folded paper."""
+    triangle's inverse placement. `folded`: the same cuts where they lie on the folded paper.
+    `radius`: every punch a circle of that radius in cell units (a family's look, whose holes are
+    all one size) instead of its own shape and size."""
     n = len(trace.item.actions)
     centre = centre_of(trace)
     two_r = 2.0 * trace.resolution
@@ -149,7 +157,8 @@ def item_cuts(trace: ItemTrace, *, folded: bool = False) -> list[Cut]:
     cuts = []
     for p, punch in enumerate(trace.item.punches):
         point = np.array([float(punch.x), float(punch.y)]) - centre
-        outline = outline_polygons(punch.shape, punch.size, punch.direction, point)
+        outline = (outline_polygons(punch.shape, punch.size, punch.direction, point) if radius is None
+                   else circle_outline(point, radius))
         hit_keys = {tuple(key) for key in keys[punch_hits(trace, p)]}
         pieces = np.flatnonzero([tuple(key) in hit_keys for key in keys])
         for t in pieces:

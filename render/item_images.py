@@ -95,7 +95,7 @@ def _segment(draw: ImageDraw.ImageDraw, frame: Frame, ends: np.ndarray, colour, 
 
 
 def draw_paper(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int, style: ImageStyle,
-               view: np.ndarray | None = None, grid_lines: bool = True) -> None:
+               view: np.ndarray | None = None, grid_lines: bool = True, grid_colour=GRID, outline=OUTLINE) -> None:
     """The paper after k actions, layer by layer from the bottom: paper, grid lines (`grid_lines`),
     outline. `view` (float[2, 2]) maps the drawing (the result: the flat sheet seen through the view)."""
     lattice = placed_lattice(trace, k)
@@ -111,9 +111,9 @@ def draw_paper(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int
         nxt = np.roll(triangles, -1, axis=1)
         for triangle, following, flags in zip(triangles, nxt, grid[mine]):
             for i in np.flatnonzero(flags) if grid_lines else ():
-                _segment(draw, frame, np.stack([triangle[i], following[i]]), GRID, _width(style, 1.0))
+                _segment(draw, frame, np.stack([triangle[i], following[i]]), grid_colour, _width(style, 1.0))
         for edge in boundary_edges(lattice[mine]):
-            _segment(draw, frame, edge / two_r @ linear.T, OUTLINE, _width(style, 2.0))
+            _segment(draw, frame, edge / two_r @ linear.T, outline, _width(style, 2.0))
 
 
 def _dashed(draw: ImageDraw.ImageDraw, frame: Frame, ends: np.ndarray, colour, width: int,
@@ -135,14 +135,14 @@ def _dashed(draw: ImageDraw.ImageDraw, frame: Frame, ends: np.ndarray, colour, w
 
 
 def _arrow_head(draw: ImageDraw.ImageDraw, frame: Frame, tip: np.ndarray, direction: np.ndarray, size: float,
-                filled: bool, width: int) -> None:
+                filled: bool, width: int, colour=MARK) -> None:
     direction = direction / max(np.linalg.norm(direction), 1e-9)
     side = np.array([-direction[1], direction[0]])
     corners = np.stack([tip, tip - size * direction + 0.5 * size * side, tip - size * direction - 0.5 * size * side])
     if filled:
-        draw.polygon(frame.pixels(corners), fill=MARK)
+        draw.polygon(frame.pixels(corners), fill=colour)
     else:
-        draw.polygon(frame.pixels(corners), outline=MARK, width=width)
+        draw.polygon(frame.pixels(corners), outline=colour, width=width)
 
 
 def _curve(start: np.ndarray, stop: np.ndarray, bulge: np.ndarray, points: int = 24) -> np.ndarray:
@@ -153,7 +153,7 @@ def _curve(start: np.ndarray, stop: np.ndarray, bulge: np.ndarray, points: int =
 
 
 def draw_fold_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int, style: ImageStyle,
-                   unit: float = 1.0) -> None:
+                   unit: float = 1.0, colour=MARK) -> None:
     """Fold k on the paper before it: its crease dashed (dash-dot away from the viewer), an arrow from
     the moving paper's centre across the crease to where it lands. `unit`: the marks' size in cells
     (dashes, arrow length and head; 1 for cell-sized sheets, less for a small sheet)."""
@@ -163,7 +163,7 @@ def draw_fold_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k:
     dash = DASH * unit
     pattern = (dash, dash * 0.7) if action.front else (dash, dash * 0.5, dash * 0.25, dash * 0.5)
     for ends in [] if pieces is None else pieces:
-        _dashed(draw, frame, ends, MARK, width, pattern)
+        _dashed(draw, frame, ends, colour, width, pattern)
     moving = placed_lattice(trace, k)[np.asarray(trace.steps.moving[k], bool)] / (2.0 * trace.resolution)
     if not len(moving) or pieces is None:
         return
@@ -183,11 +183,11 @@ def draw_fold_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k:
     head = 0.3 * unit
     body = curve[: -2]
     if action.front:
-        draw.line(frame.pixels(body), fill=MARK, width=width, joint="curve")
+        draw.line(frame.pixels(body), fill=colour, width=width, joint="curve")
     else:
         for i in range(0, len(body) - 1, 2):
-            draw.line(frame.pixels(body[i:i + 2]), fill=MARK, width=width)
-    _arrow_head(draw, frame, curve[-1], curve[-1] - curve[-3], head, action.front, width)
+            draw.line(frame.pixels(body[i:i + 2]), fill=colour, width=width)
+    _arrow_head(draw, frame, curve[-1], curve[-1] - curve[-3], head, action.front, width, colour)
 
 
 def draw_turn_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int, style: ImageStyle) -> None:
@@ -285,14 +285,32 @@ def write_item_images(item: SheetItem | ItemTrace | dict, out_dir: str | Path, s
 
 @dataclass(frozen=True)
 class FamilyLook:
-    """How a benchmark family draws its sheets: grid paper or a plain sheet, holes as filled
-    circles of `hole_radius` cells in `hole_colour`, the tile size of the composite."""
+    """How a benchmark family draws its sheets, in its 2-D composites and its 3-D frames alike
+    (render/items.py reads this table too, so the two never drift apart): grid paper or a plain
+    sheet, holes as filled circles of `radius()` cells in `hole_colour`, the paper, its lines and
+    the fold marks' colours, the background; the composite's tile size. `back`, `text` and the
+    line widths are the 3-D frames' only (a 2-D panel shows no back face and draws its lines in
+    pixels)."""
 
     grid: bool = True
     hole_colour: tuple[int, int, int] = (0, 0, 0)
-    hole_radius: float = 0.28  # cell units
+    hole_radius: float = 0.28  # cell units on a grid; a fraction of the shorter side on a plain sheet
     tile: int = 240  # pixels of one panel
     label_size: float = 16.0
+    paper: tuple[int, int, int] = (255, 255, 255)
+    background: tuple[int, int, int] = (255, 255, 255)
+    grid_colour: tuple[int, int, int] = GRID
+    outline: tuple[int, int, int] = OUTLINE
+    mark: tuple[int, int, int] = MARK  # fold marks: the dashed line and arrow; the 3-D crease
+    back: tuple[int, int, int] = (226, 230, 236)  # 3-D: the paper's back, so a turned flap reads
+    text: tuple[int, int, int] = (40, 40, 40)  # 3-D: captions
+    grid_width: float = 0.03  # 3-D: line widths in the marks' unit (`family_unit`)
+    outline_width: float = 0.05
+
+    def radius(self, cols: int, rows: int) -> float:
+        """The holes' radius in cell units on a cols x rows sheet: a grid family sizes them to its
+        cells, a plain sheet to its shorter side."""
+        return self.hole_radius if self.grid else self.hole_radius * min(cols, rows)
 
 
 #: the family looks (docs/families.md): SpatialViz grid paper with black circles, VisFactor a plain
@@ -325,14 +343,15 @@ def family_panel(trace: ItemTrace, k: int, look: FamilyLook, style: ImageStyle, 
     unit = family_unit(trace)
     frame = item_frame(trace, style, unit)
     n = len(trace.item.actions)
-    radius = look.hole_radius * min(sheet.cols, sheet.rows) if not look.grid else look.hole_radius
+    radius = look.radius(sheet.cols, sheet.rows)
+    lines = {"grid_lines": look.grid, "grid_colour": look.grid_colour, "outline": look.outline}
     if holes is not None:
-        draw_paper(draw, frame, trace, 0, style, grid_lines=look.grid)
+        draw_paper(draw, frame, trace, 0, style, **lines)
         _circles(draw, frame, _points(holes, sheet.cols, sheet.rows), radius, look.hole_colour)
     else:
-        draw_paper(draw, frame, trace, k, style, grid_lines=look.grid)
+        draw_paper(draw, frame, trace, k, style, **lines)
         if k < n:
-            draw_fold_mark(draw, frame, trace, k, style, unit)
+            draw_fold_mark(draw, frame, trace, k, style, unit, look.mark)
         if punches:
             _circles(draw, frame, _points(trace.item.punches, sheet.cols, sheet.rows), radius, look.hole_colour)
     return _finish(image, style)
@@ -345,7 +364,8 @@ def family_unit(trace: ItemTrace) -> float:
 
 
 def _tiles(look: FamilyLook) -> ImageStyle:
-    return ImageStyle(width=look.tile, height=look.tile, hole=look.hole_colour)
+    return ImageStyle(width=look.tile, height=look.tile, hole=look.hole_colour, paper=look.paper,
+                      background=look.background)
 
 
 def family_step_panels(trace: ItemTrace, look: FamilyLook) -> list[Image.Image]:
