@@ -17,25 +17,46 @@ and flips turn about the origin, so one cell is one unit as in MentalBlackboard'
   the last frame is the flat sheet seen through the item's view, holes at the result's positions.
 - The camera's distance is scaled by the paper's extent (MentalBlackboard's sheet is 4 cells wide
   at `AnimationOptions.camera_distance`).
+- Looks: by default every item is drawn as MentalBlackboard's sheets are (warm paper, a pale blue
+  back, see-through holes of the punch's shape on a dark background). A benchmark family's look
+  (`look_of`, from the record's `family`; `foldsim render-item --look`) reads the same table as the
+  family's 2-D composites (`item_images.FAMILY_LOOKS`): the family's paper, background and crease
+  colours, the paper painted by a colour texture that rides on it (grid lines on a grid family's
+  cells, the sheet's outline, every hole a filled circle of the family's size and colour on every
+  layer the punch went through, as the family's own pictures draw holes), through a renderer whose
+  fragment shader multiplies the lit paper colour by that texture (`PaintedRenderer`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import os
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
+os.environ.setdefault("PYOPENGL_PLATFORM", "egl")  # headless: must precede the first pyrender import
+
+import pyrender  # noqa: E402
+from pyrender.constants import GLTF  # noqa: E402
+
 from ..engine import ItemTrace
+from ..errors import InputError
+from ..io import atomic_write_bytes
 from ..kernels import motion as M
 from ..sheets import Flip, Fold, Rotate, SheetItem
-from .animation import (REFERENCE_FRAMES, AnimationOptions, Segment, _caption, _even, _holes_caption, _ramp,
-                        draw_segments, segment_looks, sheet_renderer, top_view, video_paths, write_segment_media)
+from . import shaders
+from .animation import (REFERENCE_FRAMES, AnimationOptions, FramesSink, Mp4Sink, Segment, _caption, _even,
+                        _holes_caption, _ramp, draw_segments, segment_looks, sheet_renderer, top_view, video_paths,
+                        write_segment_media)
+from .images import png_bytes
 from .item_geometry import (after, crease_pieces, extent, item_cuts, item_trace, line_words, moving_side,
                             result_hole_count, view_transforms)
-from .scene import HoleState, Look, SheetGeometry, SheetRenderer
+from .item_images import FAMILY_LOOKS, FamilyLook, family_unit
+from .scene import (CREASE_RADIUS, MASK_CUTOFF, HoleState, Look, SheetGeometry, SheetRenderer, _material,
+                    hole_mask)
 from .shapes import Cut
 
 # -- geometry of the pictures ------------------------------------------------------------------------
@@ -141,12 +162,146 @@ def item_result_segment(trace: ItemTrace, opts: AnimationOptions, geometry: Shee
                    hole_scale=np.ones(1), holes_open=None, caption="")
 
 
+# -- the families' looks ----------------------------------------------------------------------------
+
+#: `--look`: "family" (the record's family's look; the default look for a record of no family or of a
+#: family without one, such as MentalBlackboard), "default" (the renderer's own), or a family's name
+LOOK_CHOICES = ("family", "default", *FAMILY_LOOKS)
+
+
+def look_of(record: object, choice: str = "family") -> FamilyLook | None:
+    """The look a record is drawn in (None: the default look); InputError for an unknown choice."""
+    if choice == "default":
+        return None
+    if choice == "family":
+        family = record.get("family") if isinstance(record, Mapping) else None
+        return FAMILY_LOOKS.get(family) if isinstance(family, str) else None
+    if choice in FAMILY_LOOKS:
+        return FAMILY_LOOKS[choice]
+    raise InputError(f"must be one of {', '.join(LOOK_CHOICES)}, got {choice!r}", field="--look")
+
+
+def in_look(opts: AnimationOptions, look: FamilyLook) -> AnimationOptions:
+    """`opts` in a family's colours: paper, its back, background, crease, captions."""
+    return replace(opts, front_colour=look.paper, back_colour=look.back, background_colour=look.background,
+                   crease_colour=look.mark, caption_colour=look.text)
+
+
+def _tint(colour, look: FamilyLook) -> np.ndarray:
+    """float32[3]: what the lit paper colour is multiplied by to show `colour` where fully lit."""
+    return np.minimum(np.float32(colour) / np.maximum(np.float32(look.paper), 1), 1).astype(np.float32)
+
+
+def _coverage(distance: np.ndarray, width: float, texel: float) -> np.ndarray:
+    """How much of a texel `texel` wide a line `width` wide covers, its centre `distance` away."""
+    return np.clip((width / 2 - distance) / texel + 0.5, 0.0, 1.0).astype(np.float32)
+
+
+def paper_paint(trace: ItemTrace, geometry: SheetGeometry, look: FamilyLook) -> np.ndarray:
+    """float32[H, W, 3]: the flat sheet's paint before any punch (first row: the top edge): 1 on bare
+    paper, the tint of the grid lines on a grid family's cell lines, of the outline along the edges."""
+    (w, h), (low_x, low_y), (size_x, size_y) = geometry.pixels, geometry.low, geometry.size
+    texel_x, texel_y = size_x / w, size_y / h
+    x = low_x + (np.arange(w) + 0.5) * texel_x  # texel centres, centred cell units
+    y = low_y + size_y - (np.arange(h) + 0.5) * texel_y
+    unit = family_unit(trace)
+    paint = np.ones((h, w, 3), np.float32)
+    if look.grid:
+        width = look.grid_width * unit
+        across = _coverage(np.abs(x - low_x - np.round(x - low_x)), width, texel_x)  # cell lines: whole x - low_x
+        along = _coverage(np.abs(y - low_y - np.round(y - low_y)), width, texel_y)
+        cover = np.maximum(across[None, :], along[:, None])[..., None]
+        paint = paint * (1 - cover) + _tint(look.grid_colour, look) * cover
+    width = look.outline_width * unit  # the outline: a band this wide inside the sheet's edges
+    to_x = np.minimum(x - low_x, low_x + size_x - x)
+    to_y = np.minimum(y - low_y, low_y + size_y - y)
+    cover = np.maximum(_coverage(np.abs(to_x - width / 2), width, texel_x)[None, :],
+                       _coverage(np.abs(to_y - width / 2), width, texel_y)[:, None])[..., None]
+    return paint * (1 - cover) + _tint(look.outline, look) * cover
+
+
+def whole_holes(cuts: Sequence[Cut]) -> list[Cut]:
+    """The cuts of one punch at one place of the flat sheet (its pieces in neighbouring triangles of
+    a layer) joined into one Cut: `scene.hole_mask` draws a Cut's pieces together, so a painted hole
+    shows no seam where the pieces meet (a cut-out's alpha test hides that seam; paint would not)."""
+    joined: dict[tuple, list[Cut]] = {}
+    for cut in cuts:
+        joined.setdefault((cut.hole, *np.round(cut.centre, 9)), []).append(cut)
+    return [Cut(group[0].centre, tuple(p for cut in group for p in cut.polygons), group[0].hole)
+            for group in joined.values()]
+
+
+def painted_looks(segments: Sequence[Segment], cuts: list[Cut], opts: AnimationOptions, look: FamilyLook,
+                  trace: ItemTrace) -> dict[HoleState, Look]:
+    """As `animation.segment_looks` in a family's look: per hole state, the paper painted (grid,
+    outline) with every punched hole grown to its state filled in the hole colour; states without
+    a hole share one texture."""
+    geometry = segments[0].geometry
+    base = paper_paint(trace, geometry, look)
+    hole = _tint(look.hole_colour, look)
+    clamp = pyrender.Sampler(wrapS=GLTF.CLAMP_TO_EDGE, wrapT=GLTF.CLAMP_TO_EDGE)
+
+    def materials(paint: np.ndarray) -> Look:
+        rgba = np.dstack([np.round(paint * 255).astype(np.uint8), np.full(paint.shape[:2], 255, np.uint8)])
+        texture = pyrender.Texture(source=rgba, source_channels="RGBA", sampler=clamp)
+        return _material(opts.front_colour, holes=texture), _material(opts.back_colour, holes=texture)
+
+    looks: dict[HoleState, Look] = {}
+    plain: Look | None = None
+    for opened, growth in sorted({state for segment in segments for state in segment.hole_states()}):
+        punched = whole_holes([c for c in cuts if c.hole < opened])
+        if growth > 0 and punched:
+            kept = hole_mask(punched, growth, geometry=geometry).astype(np.float32)[..., None] / 255
+            looks[opened, growth] = materials(base * kept + hole * (1 - kept))
+        else:
+            plain = plain or materials(base)
+            looks[opened, growth] = plain
+    return looks
+
+
+_PAINT_LINES = (  # the fast fragment shader's lines and what the painted one has instead
+    ("    float alpha = material.base_color_factor.a;\n",
+     "    float alpha = material.base_color_factor.a;\n    vec3 paint = vec3(1.0);\n"),
+    ("    alpha *= texture(material.base_color_texture, uv_0).r;  // the hole mask, in the red channel\n",
+     "    vec4 texel = texture(material.base_color_texture, uv_0);\n    paint = texel.rgb;\n    alpha *= texel.a;\n"),
+    ("    frag_color = vec4(lit, clamp(alpha, 0.0, 1.0));\n",
+     "    frag_color = vec4(lit * paint, clamp(alpha, 0.0, 1.0));\n"),
+)
+
+
+def painted_fragment() -> str:
+    """render/shaders.py's fragment shader with the paper's colour multiplied by the texture's RGB
+    (alpha still cuts): the same lighting, so bare paper in a family look is lit as any paper."""
+    text = shaders.FRAGMENT
+    for old, new in _PAINT_LINES:
+        if text.count(old) != 1:
+            raise RuntimeError("render/shaders.py's FRAGMENT changed: cannot paint the family looks' paper")
+        text = text.replace(old, new)
+    return text.replace("MASK_CUTOFF", repr(MASK_CUTOFF))
+
+
+class PaintedRenderer(SheetRenderer):
+    """The sheet renderer with `painted_fragment` (compiled lazily, at the first frame, so replacing
+    the file after the renderer has set up its shader folder is enough)."""
+
+    def __enter__(self) -> "PaintedRenderer":
+        super().__enter__()
+        (Path(self._shader_dir.name) / "mesh.frag").write_text(painted_fragment())
+        return self
+
+
+def painted_renderer(segments: Sequence[Segment], opts: AnimationOptions) -> PaintedRenderer:
+    """As `animation.sheet_renderer` for a general mesh, painted."""
+    return PaintedRenderer(opts, segments[0].geometry, CREASE_RADIUS * opts.camera_distance / AnimationOptions.camera_distance)
+
+
 # -- frames and files -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class ItemMedia:
-    """One item ready to draw: its history, mesh, cuts, framed options and both videos' segments."""
+    """One item ready to draw: its history, mesh, cuts, framed options and both videos' segments,
+    and the family look it is drawn in (None: the default look)."""
 
     trace: ItemTrace
     opts: AnimationOptions
@@ -155,25 +310,37 @@ class ItemMedia:
     folding: list[Segment]
     unfolding: list[Segment]
     result: Segment
+    look: FamilyLook | None = None
 
     @classmethod
-    def of(cls, item: SheetItem | ItemTrace | dict, opts: AnimationOptions) -> "ItemMedia":
+    def of(cls, item: SheetItem | ItemTrace | dict, opts: AnimationOptions,
+           look: FamilyLook | None = None) -> "ItemMedia":
         trace = item_trace(item)
         opts = framed(trace, opts)
+        if look is None:
+            cuts = item_cuts(trace)
+        else:  # the family's colours; every hole the family's circle
+            opts = in_look(opts, look)
+            cuts = item_cuts(trace, radius=look.radius(trace.item.sheet.cols, trace.item.sheet.rows))
         geometry = item_geometry(trace)
-        cuts = item_cuts(trace)
         holes = result_hole_count(trace, cuts)
         return cls(trace, opts, geometry, cuts, item_folding_segments(trace, opts, geometry),
                    item_unfolding_segments(trace, opts, geometry, holes),
-                   item_result_segment(trace, opts, geometry, holes))
+                   item_result_segment(trace, opts, geometry, holes), look)
 
     def looks(self, segments: Sequence[Segment] | None = None) -> dict[HoleState, Look]:
         chosen = [*self.folding, *self.unfolding, self.result] if segments is None else segments
-        return segment_looks(chosen, self.cuts, self.opts)
+        if self.look is None:
+            return segment_looks(chosen, self.cuts, self.opts)
+        return painted_looks(chosen, self.cuts, self.opts, self.look, self.trace)
+
+    def renderer(self, segments: Sequence[Segment]) -> SheetRenderer:
+        """The renderer of these segments: the fast one, painted in a family look."""
+        return sheet_renderer(segments, self.opts) if self.look is None else painted_renderer(segments, self.opts)
 
     def frames(self, segments: Sequence[Segment]) -> Iterator[np.ndarray]:
         looks = self.looks(segments)
-        with sheet_renderer(segments, self.opts) as renderer:
+        with self.renderer(segments) as renderer:
             yield from draw_segments(renderer, segments, looks)
 
     def result_with(self, renderer: SheetRenderer, looks: dict[HoleState, Look]) -> Image.Image:
@@ -186,23 +353,25 @@ class ItemMedia:
         return Image.fromarray(frame)
 
 
-def item_folding_frames(item, opts: AnimationOptions = AnimationOptions()) -> Iterator[np.ndarray]:
+def item_folding_frames(item, opts: AnimationOptions = AnimationOptions(), *,
+                        look: FamilyLook | None = None) -> Iterator[np.ndarray]:
     """Frames of a general item's folding video: (the flat sheet,) each action, the punch."""
-    media = ItemMedia.of(item, opts)
+    media = ItemMedia.of(item, opts, look)
     return media.frames(media.folding)
 
 
-def item_unfolding_frames(item, opts: AnimationOptions = AnimationOptions()) -> Iterator[np.ndarray]:
+def item_unfolding_frames(item, opts: AnimationOptions = AnimationOptions(), *,
+                          look: FamilyLook | None = None) -> Iterator[np.ndarray]:
     """Frames of a general item's unfolding video: the punched sheet, each fold undone, the result."""
-    media = ItemMedia.of(item, opts)
+    media = ItemMedia.of(item, opts, look)
     return media.frames(media.unfolding)
 
 
 def render_item_frame(item, step: int, s: float, opts: AnimationOptions = AnimationOptions(), *,
-                      punched: bool = False) -> np.ndarray:
+                      punched: bool = False, look: FamilyLook | None = None) -> np.ndarray:
     """One folding frame of a general item: action `step` (0-based) at progress s in [0, 1], caption
     included; `punched`: with every hole cut (as the unfolding video shows it, in the folding frame)."""
-    media = ItemMedia.of(item, opts)
+    media = ItemMedia.of(item, opts, look)
     actions = media.folding[-len(media.trace.item.actions) - 1:-1]
     segment = replace(actions[step], progress=np.array([s], float), hole_scale=np.full(1, float(punched)),
                       holes_open=None)
@@ -210,11 +379,12 @@ def render_item_frame(item, step: int, s: float, opts: AnimationOptions = Animat
     return frame
 
 
-def item_result_image(item, opts: AnimationOptions = AnimationOptions()) -> Image.Image:
+def item_result_image(item, opts: AnimationOptions = AnimationOptions(), *,
+                      look: FamilyLook | None = None) -> Image.Image:
     """The opened sheet with its holes, from straight above."""
-    media = ItemMedia.of(item, opts)
+    media = ItemMedia.of(item, opts, look)
     looks = media.looks([media.result])
-    with sheet_renderer([media.result], media.opts) as renderer:
+    with media.renderer([media.result]) as renderer:
         return media.result_with(renderer, looks)
 
 
@@ -224,24 +394,58 @@ def item_id(item: SheetItem | ItemTrace) -> str:
 
 
 def write_item_media(item, out_dir: str | Path, opts: AnimationOptions = AnimationOptions(), *,
-                     item_name: str | None = None, video: bool = True, frames: bool = False) -> dict[str, Path]:
+                     item_name: str | None = None, video: bool = True, frames: bool = False,
+                     look: FamilyLook | None = None) -> dict[str, Path]:
     """A general item's folding and unfolding animations as MP4s (`video`) and/or frame folders
     (`frames`), and its result image, at MentalBlackboard's places (`animation.video_paths`: e.g.
-    folding_videos/PF_<id>_animation.mp4), every file atomically. InputError (naming the item) for
-    an item that cannot be drawn."""
-    media = ItemMedia.of(item, opts)
+    folding_videos/PF_<id>_animation.mp4), every file atomically; `look`: in a family's look.
+    InputError (naming the item) for an item that cannot be drawn."""
+    media = ItemMedia.of(item, opts, look)
     looks = media.looks()
     name = item_name or item_id(media.trace)
-    return write_segment_media(video_paths(out_dir, name), media.folding, media.unfolding, looks, media.opts,
-                               lambda renderer: media.result_with(renderer, looks), video=video, frames=frames)
+    paths = video_paths(out_dir, name)
+    if look is None:
+        return write_segment_media(paths, media.folding, media.unfolding, looks, media.opts,
+                                   lambda renderer: media.result_with(renderer, looks), video=video, frames=frames)
+    return _write_painted(media, paths, looks, video=video, frames=frames)
+
+
+def _write_painted(media: ItemMedia, paths: dict[str, Path], looks: dict[HoleState, Look], *, video: bool,
+                   frames: bool) -> dict[str, Path]:
+    """`animation.write_segment_media` through the painted renderer (that function builds its own
+    renderer): the same sinks, files and atomic writes."""
+    opts = media.opts
+    videos = (("folding", media.folding, opts.folding_fps), ("unfolding", media.unfolding, opts.unfolding_video_fps))
+    sinks: dict[str, Mp4Sink | FramesSink] = {}
+    written: dict[str, Path] = {}
+    try:
+        for kind, _, fps in videos:
+            if video:
+                sinks[kind] = Mp4Sink(paths[kind], opts.width, opts.height, fps)
+            if frames:
+                sinks[f"{kind}_frames"] = FramesSink(paths[f"{kind}_frames"])
+        with media.renderer(media.folding) as renderer:
+            for kind, segments, _ in videos:
+                mine = [key for key in sinks if key.startswith(kind)]
+                for frame in draw_segments(renderer, segments, looks):
+                    for key in mine:
+                        sinks[key].write(frame)
+                for key in mine:
+                    written[key] = sinks.pop(key).commit()
+            atomic_write_bytes(paths["result"], png_bytes(media.result_with(renderer, looks)))
+            written["result"] = paths["result"]
+    finally:
+        for sink in sinks.values():
+            sink.abort()
+    return written
 
 
 def render_item_video(item, out_dir: str | Path, opts: AnimationOptions = AnimationOptions(), *,
-                      item_name: str | None = None) -> dict[str, Path]:
+                      item_name: str | None = None, look: FamilyLook | None = None) -> dict[str, Path]:
     """`write_item_media` with the MP4s: the folding and unfolding videos and the result PNG."""
-    return write_item_media(item, out_dir, opts, item_name=item_name, video=True)
+    return write_item_media(item, out_dir, opts, item_name=item_name, video=True, look=look)
 
 
-__all__ = ["ItemMedia", "after", "item_folding_frames", "item_folding_segments", "item_geometry",
-           "item_result_image", "item_trace", "item_unfolding_frames", "item_unfolding_segments", "render_item_frame",
-           "render_item_video", "view_transforms", "write_item_media"]
+__all__ = ["ItemMedia", "LOOK_CHOICES", "PaintedRenderer", "after", "item_folding_frames", "item_folding_segments",
+           "item_geometry", "item_result_image", "item_trace", "item_unfolding_frames", "item_unfolding_segments",
+           "look_of", "render_item_frame", "render_item_video", "view_transforms", "write_item_media"]

@@ -29,10 +29,14 @@ def render_item(
     seconds_per_action: SecondsOption = None,
     elevation: ElevationOption = None,
     captions: CaptionsOption = None,
+    look: Annotated[str, typer.Option("--look", help="3-D look: family (a family record's benchmark look: SpatialViz "
+                                                      "grid paper, VisFactor/SRBench plain sheets; the default look for "
+                                                      "other records) | default | spatialviz | visfactor | srbench")] = "family",
     as_json: Annotated[bool, typer.Option("--json", help="print {rendered, failed} as JSON")] = False,
 ) -> None:
     """Render general items (any sheet, folds at any offset, rotations, flips, point punches); items
-    that cannot be drawn are reported, one line each, and skipped (exit 1)."""
+    that cannot be drawn are reported, one line each, and skipped (exit 1). Family records
+    (`generate --family`) are animated in their benchmark's look unless --look says otherwise."""
     from ..dataset.media import MediaRequest
     from ..errors import InputError
     from ..io import read_records
@@ -49,6 +53,13 @@ def render_item(
         fail("--video/--frames/--images: ask for at least one modality")
     wanted = {i for chunk in ids for i in chunk.split(",") if i} if ids else None
     opts = request.animation_options() if request.animated else None
+    if request.animated:
+        from ..render.items import look_of
+
+        try:
+            look_of({}, look)  # an unknown --look is a usage error before any work
+        except InputError as error:
+            fail(str(error))
     rendered, failed = [], {}
     for index, record in enumerate(records):
         name = f"item {index + 1}"
@@ -61,7 +72,7 @@ def render_item(
                 from ..render.items import write_item_media
 
                 write_item_media(item, out_dir, opts, item_name=name, video="video" in request.modalities,
-                                 frames="frames" in request.modalities)
+                                 frames="frames" in request.modalities, look=look_of(record, look))
             if images:
                 from ..render.item_images import write_item_images
 
