@@ -24,6 +24,7 @@ from pathlib import Path
 from rich.table import Table
 
 from foldsim.config import Config
+from foldsim.families.mentalblackboard import SHEET
 from foldsim.holes import Hole
 from foldsim.simulate import simulate_one
 from foldsim.trace import trace
@@ -61,16 +62,16 @@ def compare_item(history, opts, repeats: int) -> dict:
     """Both paths on one item, alternately, `repeats` times each (after one warm-up of each)."""
     from foldsim.render import animation, baseline
 
-    frames = sum(len(s.progress) for s in animation.folding_segments(history, opts)) + \
-        sum(len(s.progress) for s in animation.unfolding_segments(history, opts))
+    frames = sum(len(s.progress) for s in animation.folding_segments(history, opts, sheet=SHEET)) + \
+        sum(len(s.progress) for s in animation.unfolding_segments(history, opts, sheet=SHEET))
     runs: dict[str, list[dict]] = {"fast": [], "rebuild": []}
     with tempfile.TemporaryDirectory() as folder:
         paths = {"fast": animation.write_videos, "rebuild": baseline.write_videos}
         for name, write in paths.items():  # warm-up: compilation, EGL, shaders
-            write(history, Path(folder) / name, "item", opts)
+            write(history, Path(folder) / name, "item", opts, sheet=SHEET)
         for _ in range(repeats):
             for name, write in paths.items():
-                runs[name].append(timed(lambda: write(history, Path(folder) / name, "item", opts)))
+                runs[name].append(timed(lambda: write(history, Path(folder) / name, "item", opts, sheet=SHEET)))
     out = {"actions": len(history.steps), "frames": frames, "width": opts.width, "height": opts.height,
            "fps": opts.fps}
     for name, measured in runs.items():
@@ -86,11 +87,14 @@ def reference_item(history, repeats: int) -> dict:
     from foldsim.render.animation import AnimationOptions, folding_segments, unfolding_segments, write_media
 
     opts = AnimationOptions.preset("reference")
-    frames = sum(len(s.progress) for s in [*folding_segments(history, opts), *unfolding_segments(history, opts)])
+    frames = sum(len(s.progress) for s in [*folding_segments(history, opts, sheet=SHEET),
+                                           *unfolding_segments(history, opts, sheet=SHEET)])
     with tempfile.TemporaryDirectory() as folder:
-        write_media(history, folder, "item", opts, video=True, frames=True)
-        walls = [timed(lambda: write_media(history, folder, "item", opts, video=True, frames=True))["wall_s"]
-                 for _ in range(repeats)]
+        def write() -> None:
+            write_media(history, folder, "item", opts, sheet=SHEET, video=True, frames=True)
+
+        write()
+        walls = [timed(write)["wall_s"] for _ in range(repeats)]
     return {"actions": len(history.steps), "frames": frames, "item_s": statistics.median(walls)}
 
 

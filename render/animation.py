@@ -31,6 +31,7 @@ import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields, replace
+from functools import partial
 from pathlib import Path
 
 import jax
@@ -42,12 +43,12 @@ from ..errors import InputError
 from ..io import atomic_write_bytes, current_umask
 from ..kernels import actions as A
 from ..kernels import motion as M
-from ..kernels.sheet import N_TRIANGLES, QUARTER_ROTATIONS
+from ..mesh import QUARTER_ROTATIONS, TriangleSheet
 from ..trace import Trace
-from .images import CENTROIDS, png_bytes
+from .images import png_bytes
 # pyrender via scene: it sets up EGL first
-from .scene import (CREASE_LIFT, CREASE_RADIUS, FRONT_TRIANGLES, Cut, HoleState, Look, SheetGeometry, SheetRenderer,
-                    hole_cuts, paper_looks, project)
+from .scene import (CREASE_LIFT, CREASE_RADIUS, Cut, HoleState, Look, SheetGeometry, SheetRenderer, hole_cuts,
+                    paper_looks, project, sheet_geometry)
 from .text import require_ok
 
 Colour = tuple[int, int, int]
@@ -89,11 +90,11 @@ class AnimationOptions:
     background_colour: Colour = (24, 24, 30)  # holes show this colour too
     crease_colour: Colour = (20, 20, 20)
     caption_colour: Colour = (240, 240, 240)
-    label_colour: Colour = (220, 30, 30)  # the result image's grid ids
+    label_colour: Colour = (220, 30, 30)  # the result image's triangle ids
     caption_size: float = 0.045  # caption height as a fraction of the frame height
     ambient_light: float = 0.3
     light_intensity: float = 2.5
-    result_labels: bool = True  # red grid ids 1..32 on the result image, like the reference's
+    result_labels: bool = True  # red triangle ids on the result image (MentalBlackboard's 1..32, like the reference's)
 
     def __post_init__(self) -> None:
         """Reject options ffmpeg or the renderer would fail on later, naming the field."""
@@ -149,11 +150,11 @@ class Segment:
     """A run of frames of one motion: its progress per frame, the quarter turns applied after it
     (about the origin: unfolding happens in the final frame), the crease to draw, the caption, the
     holes' growth per frame (0 = not punched yet, 1 = full size) and how many of the initial holes
-    are punched per frame (None: all of them).
+    are punched per frame (None: all of them), and the mesh it moves (`geometry`: a kernel-traced
+    sheet's `scene.sheet_geometry`, or a general item's).
 
     General items (render/items.py) give `turn` as a float[4, 4] affine map of 3-D points (their
-    rotations and flips: a flip also turns z over) and `geometry`, their mesh (None:
-    MentalBlackboard's 32 triangles); their crease may be several pieces, float[K, 2, 2]."""
+    rotations and flips: a flip also turns z over); their crease may be several pieces, float[K, 2, 2]."""
 
     motion: M.Motion
     progress: np.ndarray  # float[F]
@@ -161,8 +162,8 @@ class Segment:
     crease: np.ndarray | None  # float[2, 2] (or [K, 2, 2]), sheet units, in the motion's own frame
     caption: str
     hole_scale: np.ndarray  # float[F]
-    holes_open: np.ndarray | None = None  # int[F]
-    geometry: SheetGeometry | None = None
+    holes_open: np.ndarray | None  # int[F]
+    geometry: SheetGeometry
 
     def hole_states(self) -> list[HoleState]:
         """(holes punched, growth) of every frame: the key of its paper look."""
@@ -174,9 +175,9 @@ class Segment:
 # Timeline
 
 
-def still(sheet) -> M.Motion:
-    """A motion that holds `sheet` where it is (the no-op action), for still frames."""
-    return M.motion_of(sheet, sheet, np.zeros(N_TRIANGLES, bool), np.zeros((2, 2)), A.NOOP)
+def still(state) -> M.Motion:
+    """A motion that holds a kernel state where it is (the no-op action), for still frames."""
+    return M.motion_of(state, state, np.zeros(np.shape(state.linear)[0], bool), np.zeros((2, 2)), A.NOOP)
 
 
 def quarters_of(code: str) -> int:
@@ -218,15 +219,17 @@ def _caption(text: str, opts: AnimationOptions) -> str:
     return "" if opts.captions == "none" else text
 
 
-def folding_segments(trace: Trace, opts: AnimationOptions) -> list[Segment]:
+def folding_segments(trace: Trace, opts: AnimationOptions, *, sheet: TriangleSheet) -> list[Segment]:
     """Smooth: the initial sheet held, every action eased, the holes growing on the folded sheet.
     Reference: every action at even steps from its start, then one frame per punched hole and 3
-    frames of the punched sheet."""
+    frames of the punched sheet. `sheet`: the flat sheet `trace` was folded on."""
+    make_segment = partial(Segment, holes_open=None, geometry=sheet_geometry(sheet))
     reference = opts.cadence == "reference"
     hold, frames = opts.hold_frames(), opts.frames_per_action()
     n_folds = sum(step.is_fold for step in trace.steps)
     segments = [] if reference else [
-        Segment(still(trace.sheet(0)), np.zeros(hold), 0, None, _caption("Initial sheet", opts), np.zeros(hold))]
+        make_segment(still(trace.sheet(0)), np.zeros(hold), 0, None, _caption("Initial sheet", opts),
+                     np.zeros(hold))]
     fold_number = 0
     for step in trace.steps:
         if step.is_fold:
@@ -236,24 +239,26 @@ def folding_segments(trace: Trace, opts: AnimationOptions) -> list[Segment]:
         else:
             caption = f"Rotate {90 * quarters_of(step.code)}\N{DEGREE SIGN} counter-clockwise"
             progress = _even(REFERENCE_FRAMES["rotation"]) if reference else _ramp(frames)
-        segments.append(Segment(step.motion(), progress, 0, step.crease, _caption(caption, opts),
-                                np.zeros(len(progress))))
+        segments.append(make_segment(step.motion(), progress, 0, step.crease, _caption(caption, opts),
+                                     np.zeros(len(progress))))
     punched = still(trace.sheet(len(trace.steps)))
     n_holes = len(trace.config.holes)
     caption = _caption(f"Punch: {_holes_caption(n_holes)}", opts)
     if reference:
         opened = np.r_[np.arange(1, n_holes + 1), np.full(REFERENCE_FRAMES["punch_hold"], n_holes)]
-        segments.append(Segment(punched, np.zeros(len(opened)), 0, None, caption, np.ones(len(opened)), opened))
+        segments.append(make_segment(punched, np.zeros(len(opened)), 0, None, caption, np.ones(len(opened)),
+                                     holes_open=opened))
     else:
         growth = np.minimum(1.0, 2 * np.arange(1, frames + 1) / frames)  # the holes open in the first half
-        segments.append(Segment(punched, np.zeros(frames), 0, None, caption, growth))
+        segments.append(make_segment(punched, np.zeros(frames), 0, None, caption, growth))
     return segments
 
 
-def unfolding_segments(trace: Trace, opts: AnimationOptions) -> list[Segment]:
+def unfolding_segments(trace: Trace, opts: AnimationOptions, *, sheet: TriangleSheet) -> list[Segment]:
     """The punched folded sheet, every fold undone (last first) in the final frame, the result.
     Smooth: held, eased, held. Reference: each unfold at even steps from folded to open plus one
     frame of the opened sheet, then one result frame."""
+    make_segment = partial(Segment, holes_open=None, geometry=sheet_geometry(sheet))
     reference = opts.cadence == "reference"
     fps = opts.unfolding_video_fps
     hold, frames = opts.hold_frames(fps), opts.frames_per_action(fps)
@@ -263,19 +268,19 @@ def unfolding_segments(trace: Trace, opts: AnimationOptions) -> list[Segment]:
     turns_after = np.cumsum([quarters_of(step.code) for step in trace.steps][::-1])[::-1]
     final = trace.sheet(len(trace.steps))
     segments = [] if reference else [
-        Segment(still(final), np.zeros(hold), 0, None, _caption("Punched: now unfold", opts), np.ones(hold))]
+        make_segment(still(final), np.zeros(hold), 0, None, _caption("Punched: now unfold", opts), np.ones(hold))]
     for number, (step, code) in enumerate(zip(folds[::-1], trace.result.unfolding), 1):
         caption = _caption(f"Unfold {number}/{len(folds)}: {describe(code, opts.captions)}", opts)
         if reference:
             progress = np.r_[1 - _even(REFERENCE_FRAMES["unfold"]), np.zeros(REFERENCE_FRAMES["unfolded"])]
         else:
             progress = 1 - _ramp(frames)
-        segments.append(Segment(step.motion(), progress, int(turns_after[step.index]), step.crease, caption,
-                                np.ones(len(progress))))
+        segments.append(make_segment(step.motion(), progress, int(turns_after[step.index]), step.crease, caption,
+                                     np.ones(len(progress))))
     total_turn = int(turns_after[0]) if len(trace.steps) else 0
     caption = _caption(f"Result: {_holes_caption(len(trace.result.holes))}", opts)
     last = REFERENCE_FRAMES["result"] if reference else hold
-    segments.append(Segment(still(trace.sheet(0)), np.zeros(last), total_turn, None, caption, np.ones(last)))
+    segments.append(make_segment(still(trace.sheet(0)), np.zeros(last), total_turn, None, caption, np.ones(last)))
     return segments
 
 
@@ -284,9 +289,6 @@ def unfolding_segments(trace: Trace, opts: AnimationOptions) -> list[Segment]:
 
 #: positions of points at several progress values at once: ([N], [N, 2], [F]) -> [F, N, 3]
 _carry = jax.jit(jax.vmap(M.positions, in_axes=(None, None, None, 0)))
-#: every vertex of FRONT_TRIANGLES: its triangle int32[96] and flat place float32[96, 2]
-_VERTEX_TRIANGLE = np.repeat(np.arange(N_TRIANGLES, dtype=np.int32), 3)
-_VERTEX_FLAT = FRONT_TRIANGLES.reshape(-1, 2)
 
 
 #: segments are evaluated in batches of a multiple of this many frames, so JAX compiles few shapes
@@ -294,15 +296,11 @@ _FRAME_BUCKET = 8
 
 
 def carried(segment: Segment) -> np.ndarray:
-    """float[F, 3 T, 3]: the vertices of the front triangles (FRONT_TRIANGLES, or the segment's
-    geometry's) at every frame of the segment."""
+    """float[F, 3 T, 3]: the vertices of the segment's geometry's front triangles at every frame."""
     progress = np.asarray(segment.progress, np.float32)
     padded = np.resize(progress, -(-len(progress) // _FRAME_BUCKET) * _FRAME_BUCKET)  # repeats: discarded below
-    if segment.geometry is None:
-        vertex_triangle, vertex_flat = _VERTEX_TRIANGLE, _VERTEX_FLAT
-    else:
-        vertex_triangle = np.repeat(np.arange(segment.geometry.count, dtype=np.int32), 3)
-        vertex_flat = segment.geometry.front.reshape(-1, 2)
+    vertex_triangle = np.repeat(np.arange(segment.geometry.count, dtype=np.int32), 3)  # each vertex's triangle
+    vertex_flat = segment.geometry.front.reshape(-1, 2)
     xyz = _carry(segment.motion, vertex_triangle, vertex_flat, padded)
     return turned(np.asarray(xyz)[: len(progress)], segment.turn)
 
@@ -415,18 +413,20 @@ def segment_looks(segments: Sequence[Segment], cuts: list[Cut], opts: AnimationO
                   channels: str = "R") -> dict[HoleState, Look]:
     """The paper look of every hole state the segments show, made once (per item); "R": the fast
     renderer's single-channel hole textures, "RGBA": pyrender's shader's."""
-    geometry = segments[0].geometry if segments else None
+    if not segments:
+        return {}
     return paper_looks(cuts, [state for segment in segments for state in segment.hole_states()], opts, channels,
-                       geometry=geometry)
+                       geometry=segments[0].geometry)
 
 
 def sheet_renderer(segments: Sequence[Segment], opts: AnimationOptions) -> SheetRenderer:
-    """The renderer of an item's segments: MentalBlackboard's sheet, or the segments' general mesh
-    (its crease rod as thick, relative to the camera distance, as MentalBlackboard's)."""
-    geometry = segments[0].geometry if segments else None
-    if geometry is None:
-        return SheetRenderer(opts)
-    return SheetRenderer(opts, geometry, CREASE_RADIUS * opts.camera_distance / AnimationOptions.camera_distance)
+    """The renderer of an item's segments, on their mesh; a general mesh's crease rod (no radius of
+    its own) is as thick, relative to the camera distance, as MentalBlackboard's."""
+    geometry = segments[0].geometry
+    radius = geometry.crease_radius
+    if radius is None:
+        radius = CREASE_RADIUS * opts.camera_distance / AnimationOptions.camera_distance
+    return SheetRenderer(opts, geometry, radius)
 
 
 def render_segments(segments: Sequence[Segment], cuts: list[Cut], opts: AnimationOptions) -> Iterator[np.ndarray]:
@@ -451,23 +451,26 @@ def draw_segments(renderer: SheetRenderer, segments: Sequence[Segment],
             yield overlay.apply(frame) if overlay is not None else frame
 
 
-def folding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> Iterator[np.ndarray]:
+def folding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions(), *,
+                   sheet: TriangleSheet) -> Iterator[np.ndarray]:
     """Frames of the folding video: (initial sheet,) each action, the punch."""
     require_ok(trace)
-    return render_segments(folding_segments(trace, opts), hole_cuts(trace), opts)
+    return render_segments(folding_segments(trace, opts, sheet=sheet), hole_cuts(trace, sheet=sheet), opts)
 
 
-def unfolding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> Iterator[np.ndarray]:
+def unfolding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions(), *,
+                     sheet: TriangleSheet) -> Iterator[np.ndarray]:
     """Frames of the unfolding video: the punched folded sheet, each fold undone, the result."""
     require_ok(trace)
-    return render_segments(unfolding_segments(trace, opts), hole_cuts(trace), opts)
+    return render_segments(unfolding_segments(trace, opts, sheet=sheet), hole_cuts(trace, sheet=sheet), opts)
 
 
-def render_frame(trace: Trace, step: int, s: float, opts: AnimationOptions = AnimationOptions()) -> np.ndarray:
+def render_frame(trace: Trace, step: int, s: float, opts: AnimationOptions = AnimationOptions(), *,
+                 sheet: TriangleSheet) -> np.ndarray:
     """One folding frame: action `step` (0-based) at progress s in [0, 1], caption included."""
-    actions = folding_segments(trace, opts)[-len(trace.steps) - 1:-1]  # without the initial hold and the punch
+    actions = folding_segments(trace, opts, sheet=sheet)[-len(trace.steps) - 1:-1]  # no initial hold, no punch
     segment = replace(actions[step], progress=np.array([s], float), hole_scale=np.zeros(1), holes_open=None)
-    [frame] = render_segments([segment], hole_cuts(trace), opts)
+    [frame] = render_segments([segment], hole_cuts(trace, sheet=sheet), opts)
     return frame
 
 
@@ -476,41 +479,43 @@ def top_view(opts: AnimationOptions) -> AnimationOptions:
     return replace(opts, camera_elevation=90.0, camera_azimuth=0.0)
 
 
-def result_segment(trace: Trace, opts: AnimationOptions) -> Segment:
+def result_segment(trace: Trace, opts: AnimationOptions, *, sheet: TriangleSheet) -> Segment:
     """The unfolded sheet with every hole, no caption: the result image's one frame."""
-    return replace(unfolding_segments(trace, opts)[-1], progress=np.zeros(1), hole_scale=np.ones(1), holes_open=None,
-                   caption="")
+    return replace(unfolding_segments(trace, opts, sheet=sheet)[-1], progress=np.zeros(1), hole_scale=np.ones(1),
+                   holes_open=None, caption="")
 
 
-def labelled(frame: np.ndarray, opts: AnimationOptions) -> Image.Image:
-    """The result frame with the grid ids in red when `opts.result_labels`."""
+def labelled(frame: np.ndarray, opts: AnimationOptions, *, sheet: TriangleSheet) -> Image.Image:
+    """The result frame with the triangle ids (index + 1) of `sheet` in red when `opts.result_labels`."""
     image = Image.fromarray(frame)
     if opts.result_labels:
         top = top_view(opts)
         draw, font = ImageDraw.Draw(image), _font(round(opts.height * opts.caption_size * 0.6))
-        pixels = project(np.c_[CENTROIDS, np.zeros(N_TRIANGLES)], top)
+        pixels = project(np.c_[sheet.centroids, np.zeros(sheet.n_triangles)], top)
         for grid_id, (x, y) in enumerate(pixels, 1):
             draw.text((x, y), str(grid_id), fill=opts.label_colour, font=font, anchor="mm")
     return image
 
 
-def _result_with(renderer: SheetRenderer, trace: Trace, looks: dict[HoleState, Look]) -> Image.Image:
+def _result_with(renderer: SheetRenderer, trace: Trace, looks: dict[HoleState, Look], *,
+                 sheet: TriangleSheet) -> Image.Image:
     opts = renderer.opts
     renderer.look_at(top_view(opts))
     try:
-        [frame] = draw_segments(renderer, [result_segment(trace, opts)], looks)
+        [frame] = draw_segments(renderer, [result_segment(trace, opts, sheet=sheet)], looks)
     finally:
         renderer.look_at(opts)
-    return labelled(frame, opts)
+    return labelled(frame, opts, sheet=sheet)
 
 
-def result_image(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> Image.Image:
+def result_image(trace: Trace, opts: AnimationOptions = AnimationOptions(), *, sheet: TriangleSheet) -> Image.Image:
     """The unfolded sheet with its holes, seen from straight above (like the reference's result
-    screenshot), with the grid ids in red when `opts.result_labels`."""
+    screenshot), with the triangle ids in red when `opts.result_labels`."""
     require_ok(trace)
-    looks = segment_looks([result_segment(trace, opts)], hole_cuts(trace), opts)
-    with SheetRenderer(opts) as renderer:
-        return _result_with(renderer, trace, looks)
+    segment = result_segment(trace, opts, sheet=sheet)
+    looks = segment_looks([segment], hole_cuts(trace, sheet=sheet), opts)
+    with sheet_renderer([segment], opts) as renderer:
+        return _result_with(renderer, trace, looks, sheet=sheet)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -647,16 +652,18 @@ def video_paths(out_dir: str | Path, item_id: str) -> dict[str, Path]:
 
 
 def write_media(trace: Trace, out_dir: str | Path, item_id: str, opts: AnimationOptions = AnimationOptions(), *,
-                video: bool = True, frames: bool = False) -> dict[str, Path]:
+                sheet: TriangleSheet, video: bool = True, frames: bool = False) -> dict[str, Path]:
     """Render an item's folding and unfolding animations once each, into MP4s (`video`) and/or frame
     folders (`frames`), plus the result image; every file and folder appears atomically. Returns the
     paths written, keyed as `video_paths`. Raises InputError (naming the item) for items the
-    simulator could not answer."""
+    simulator could not answer. `sheet`: the flat sheet `trace` was folded on."""
     require_ok(trace)
-    folding, unfolding = folding_segments(trace, opts), unfolding_segments(trace, opts)
-    looks = segment_looks([*folding, *unfolding, result_segment(trace, opts)], hole_cuts(trace), opts)
+    folding, unfolding = folding_segments(trace, opts, sheet=sheet), unfolding_segments(trace, opts, sheet=sheet)
+    looks = segment_looks([*folding, *unfolding, result_segment(trace, opts, sheet=sheet)],
+                          hole_cuts(trace, sheet=sheet), opts)
     return write_segment_media(video_paths(out_dir, item_id), folding, unfolding, looks, opts,
-                               lambda renderer: _result_with(renderer, trace, looks), video=video, frames=frames)
+                               lambda renderer: _result_with(renderer, trace, looks, sheet=sheet), video=video,
+                               frames=frames)
 
 
 def write_segment_media(paths: dict[str, Path], folding: Sequence[Segment], unfolding: Sequence[Segment],
@@ -691,8 +698,8 @@ def write_segment_media(paths: dict[str, Path], folding: Sequence[Segment], unfo
     return written
 
 
-def write_videos(trace: Trace, out_dir: str | Path, item_id: str,
-                 opts: AnimationOptions = AnimationOptions()) -> dict[str, Path]:
+def write_videos(trace: Trace, out_dir: str | Path, item_id: str, opts: AnimationOptions = AnimationOptions(), *,
+                 sheet: TriangleSheet) -> dict[str, Path]:
     """Write the folding video, the unfolding video and the result image of one item, atomically.
     Raises InputError (naming the item) for items the simulator could not answer."""
-    return write_media(trace, out_dir, item_id, opts, video=True)
+    return write_media(trace, out_dir, item_id, opts, sheet=sheet, video=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..io import atomic_write_bytes, current_umask
-from ..kernels.sheet import N_TRIANGLES
+from ..mesh import TriangleSheet
 from ..trace import Trace
 from .animation import (AnimationOptions, Segment, captioned, carried, crease_ends, folding_segments, labelled,
                         result_segment, segment_looks, top_view, unfolding_segments, video_paths)
@@ -36,31 +36,33 @@ def rebuilt_frames(segments: Sequence[Segment], looks: dict[HoleState, Look],
     with offscreen_renderer(opts) as renderer:
         for segment in segments:
             for positions, state in zip(carried(segment), segment.hole_states()):
-                triangles = positions.reshape(N_TRIANGLES, 3, 3)
-                meshes = [paper_mesh(triangles, looks[state])]
+                triangles = positions.reshape(-1, 3, 3)
+                meshes = [paper_mesh(triangles, looks[state], geometry=segment.geometry)]
                 if segment.crease is not None:
                     meshes.append(crease_mesh(crease_ends(segment, triangles), opts))
                 colour, _ = renderer.render(build_scene(meshes, opts))
                 yield captioned(np.ascontiguousarray(colour[..., :3]), segment.caption, opts)
 
 
-def folding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> Iterator[np.ndarray]:
+def folding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions(), *,
+                   sheet: TriangleSheet) -> Iterator[np.ndarray]:
     require_ok(trace)
-    segments = folding_segments(trace, opts)
-    return rebuilt_frames(segments, segment_looks(segments, hole_cuts(trace), opts, "RGBA"), opts)
+    segments = folding_segments(trace, opts, sheet=sheet)
+    return rebuilt_frames(segments, segment_looks(segments, hole_cuts(trace, sheet=sheet), opts, "RGBA"), opts)
 
 
-def unfolding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> Iterator[np.ndarray]:
+def unfolding_frames(trace: Trace, opts: AnimationOptions = AnimationOptions(), *,
+                     sheet: TriangleSheet) -> Iterator[np.ndarray]:
     require_ok(trace)
-    segments = unfolding_segments(trace, opts)
-    return rebuilt_frames(segments, segment_looks(segments, hole_cuts(trace), opts, "RGBA"), opts)
+    segments = unfolding_segments(trace, opts, sheet=sheet)
+    return rebuilt_frames(segments, segment_looks(segments, hole_cuts(trace, sheet=sheet), opts, "RGBA"), opts)
 
 
-def result_frame(trace: Trace, opts: AnimationOptions = AnimationOptions()) -> np.ndarray:
+def result_frame(trace: Trace, opts: AnimationOptions = AnimationOptions(), *, sheet: TriangleSheet) -> np.ndarray:
     """The result image's frame (no labels), from straight above."""
     top = top_view(opts)
-    segment = result_segment(trace, top)
-    [frame] = rebuilt_frames([segment], segment_looks([segment], hole_cuts(trace), top, "RGBA"), top)
+    segment = result_segment(trace, top, sheet=sheet)
+    [frame] = rebuilt_frames([segment], segment_looks([segment], hole_cuts(trace, sheet=sheet), top, "RGBA"), top)
     return frame
 
 
@@ -90,13 +92,13 @@ def write_mp4(frames: Iterator[np.ndarray], path: str | Path, opts: AnimationOpt
     return count
 
 
-def write_videos(trace: Trace, out_dir: str | Path, item_id: str,
-                 opts: AnimationOptions = AnimationOptions()) -> dict[str, Path]:
+def write_videos(trace: Trace, out_dir: str | Path, item_id: str, opts: AnimationOptions = AnimationOptions(), *,
+                 sheet: TriangleSheet) -> dict[str, Path]:
     """The former `animation.write_videos`: both MP4s and the result PNG, each video rendered with
     its own renderer, every frame rebuilt."""
     require_ok(trace)
     paths = video_paths(out_dir, item_id)
-    write_mp4(folding_frames(trace, opts), paths["folding"], opts, opts.folding_fps)
-    write_mp4(unfolding_frames(trace, opts), paths["unfolding"], opts, opts.unfolding_video_fps)
-    atomic_write_bytes(paths["result"], png_bytes(labelled(result_frame(trace, opts), opts)))
+    write_mp4(folding_frames(trace, opts, sheet=sheet), paths["folding"], opts, opts.folding_fps)
+    write_mp4(unfolding_frames(trace, opts, sheet=sheet), paths["unfolding"], opts, opts.unfolding_video_fps)
+    atomic_write_bytes(paths["result"], png_bytes(labelled(result_frame(trace, opts, sheet=sheet), opts, sheet=sheet)))
     return {key: paths[key] for key in ("folding", "unfolding", "result")}

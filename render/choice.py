@@ -28,7 +28,7 @@ from ..codes import code_of_entry
 from ..config import Config
 from ..holes import parse_holes
 from ..io import atomic_write_bytes, atomic_write_text
-from ..kernels.sheet import N_TRIANGLES
+from ..mesh import TriangleSheet
 from ..trace import trace
 from .images import ImageStyle, png_bytes, sheet_image, step_images
 from .text import grid_chars, grid_text, steps_text, text_dir
@@ -67,13 +67,9 @@ def _font(pixels: int) -> ImageFont.FreeTypeFont:
     return ImageFont.load_default(size=pixels)
 
 
-def all_paper() -> np.ndarray:
-    return np.ones(N_TRIANGLES, dtype=bool)
-
-
-def option_image(holes, size: int = PANEL) -> Image.Image:
+def option_image(holes, size: int = PANEL, *, sheet: TriangleSheet) -> Image.Image:
     """One option: the unfolded sheet and its holes (the same drawing for every option)."""
-    return sheet_image(all_paper(), tuple(holes), size)
+    return sheet_image(sheet.everywhere(), tuple(holes), size, sheet=sheet)
 
 
 def captioned_grid(panels: Sequence[tuple[str, Image.Image]], columns: int, *, frame: tuple | None = None) -> Image.Image:
@@ -109,24 +105,24 @@ def stacked(parts: Sequence[Image.Image]) -> Image.Image:
     return image
 
 
-def step_panels(history) -> list[tuple[str, Image.Image]]:
+def step_panels(history, *, sheet: TriangleSheet) -> list[tuple[str, Image.Image]]:
     """The question's panels: the sheet before, after every action, and when punched."""
     n = len(history.steps)
-    panels = [("start", sheet_image(all_paper()))]
-    panels += [(f"step {k}", sheet_image(history.paper(k))) for k in range(1, n + 1)]
-    panels.append(("punch", sheet_image(history.paper(n), history.config.holes)))
+    panels = [("start", sheet_image(sheet.everywhere(), sheet=sheet))]
+    panels += [(f"step {k}", sheet_image(history.paper(k), sheet=sheet)) for k in range(1, n + 1)]
+    panels.append(("punch", sheet_image(history.paper(n), history.config.holes, sheet=sheet)))
     return panels
 
 
-def cue_panel(record: dict) -> tuple[str, Image.Image] | None:
+def cue_panel(record: dict, *, sheet: TriangleSheet) -> tuple[str, Image.Image] | None:
     cue = record.get("cue") or {}
     if cue.get("kind", "none") == "none":
         return None
-    return f"hint: after step {cue['step']}", sheet_image(cue_paper(cue))
+    return f"hint: after step {cue['step']}", sheet_image(cue_paper(cue), sheet=sheet)
 
 
 def cue_paper(cue: dict) -> np.ndarray:
-    """bool[32]: the paper of the cue's folded state, read back from its text grid."""
+    """bool[T]: the paper of the cue's folded state, read back from its text grid."""
     chars = [c for c in cue["grid"] if c in "01"]
     return np.array([c == "1" for c in chars], dtype=bool)
 
@@ -138,23 +134,23 @@ def option_holes(record: dict) -> dict[str, tuple]:
     return {record["option"]: parse_holes(record["optionHoles"], "optionHoles")}
 
 
-def choice_question(record: dict, history) -> Image.Image:
+def choice_question(record: dict, history, *, sheet: TriangleSheet) -> Image.Image:
     """The composite question of a choice (or split) record: step panels, the cue, the options."""
-    steps = step_panels(history)
-    options = [(label, option_image(holes)) for label, holes in option_holes(record).items()]
+    steps = step_panels(history, sheet=sheet)
+    options = [(label, option_image(holes, sheet=sheet)) for label, holes in option_holes(record).items()]
     columns = max(min(len(options), MAX_COLUMNS), 1)
     parts = [captioned_grid(steps, len(steps))]
-    cue = cue_panel(record)
+    cue = cue_panel(record, sheet=sheet)
     if cue is not None:
         parts.append(captioned_grid([cue], 1, frame=CUE_FRAME))
     parts.append(captioned_grid(options, columns))
     return stacked(parts)
 
 
-def plan_strip(codes: Sequence[str]) -> Image.Image:
+def plan_strip(codes: Sequence[str], *, sheet: TriangleSheet) -> Image.Image:
     """A fold sequence as the sheet after each fold, in one row."""
     history = trace(Config.from_codes(codes))
-    panels = [(f"{k}: {code}", sheet_image(history.paper(k))) for k, code in enumerate(codes, 1)]
+    panels = [(f"{k}: {code}", sheet_image(history.paper(k), sheet=sheet)) for k, code in enumerate(codes, 1)]
     return captioned_grid(panels, len(panels))
 
 
@@ -165,34 +161,36 @@ def labelled_strip(label: str, strip: Image.Image) -> Image.Image:
     return image
 
 
-def plan_question(record: dict, strips: dict[str, Image.Image]) -> Image.Image:
+def plan_question(record: dict, strips: dict[str, Image.Image], *, sheet: TriangleSheet) -> Image.Image:
     """The composite of a plan-choice record: the target, then each labelled fold sequence."""
-    target = sheet_image(all_paper(), parse_holes(record["resultHoles"], "resultHoles"))
+    target = sheet_image(sheet.everywhere(), parse_holes(record["resultHoles"], "resultHoles"), sheet=sheet)
     return stacked([captioned_grid([("target", target)], 1), *(labelled_strip(l, s) for l, s in strips.items())])
 
 
 # -- text ---------------------------------------------------------------------------------------------
 
 
-def holes_text(holes) -> str:
+def holes_text(holes, *, sheet: TriangleSheet) -> str:
     """A drawing in text: its grid, then its holes one per line with their directions (a grid
     shows no directions, and options may differ in directions only)."""
     lines = "\n".join("- " + json.dumps(hole.to_dict()) for hole in holes)
-    return f"{grid_text(grid_chars(all_paper(), holes))}\nIts holes:\n{lines}"
+    return f"{grid_text(grid_chars(sheet.everywhere(), holes), sheet=sheet)}\nIts holes:\n{lines}"
 
 
-def options_text(record: dict) -> str:
+def options_text(record: dict, *, sheet: TriangleSheet) -> str:
     """Every option as text (`holes_text`), `Option A:` first."""
-    return "\n\n".join(f"Option {label}:\n{holes_text(holes)}" for label, holes in option_holes(record).items())
+    return "\n\n".join(f"Option {label}:\n{holes_text(holes, sheet=sheet)}"
+                       for label, holes in option_holes(record).items())
 
 
-def plan_options_text(record: dict, papers: Sequence[Sequence[np.ndarray]]) -> str:
+def plan_options_text(record: dict, papers: Sequence[Sequence[np.ndarray]], *, sheet: TriangleSheet) -> str:
     """The target grid, then every option's codes and the grid after each of its folds (`papers`:
-    per option, the bool[32] paper after each fold)."""
-    blocks = [f"Target:\n{holes_text(parse_holes(record['resultHoles'], 'resultHoles'))}"]
+    per option, the bool[T] paper after each fold)."""
+    blocks = [f"Target:\n{holes_text(parse_holes(record['resultHoles'], 'resultHoles'), sheet=sheet)}"]
     for option, steps in zip(record["options"], papers):
         codes = [code_of_entry(e) for e in option["foldingTypes"]]
-        grids = "\n".join(f"After {code}:\n{grid_text(grid_chars(paper))}" for code, paper in zip(codes, steps))
+        grids = "\n".join(f"After {code}:\n{grid_text(grid_chars(paper), sheet=sheet)}"
+                          for code, paper in zip(codes, steps))
         blocks.append(f"Option {option['label']}: {', '.join(codes)}\n{grids}")
     return "\n\n".join(blocks)
 
@@ -213,22 +211,24 @@ def _write_png(root: Path, relative: str, image: Image.Image, written: list[Path
 
 
 def render_choice_media(record: dict, out_dir: str | Path, modalities: Sequence[str] = ("images", "text"),
-                        animation=None) -> list[Path]:
+                        animation=None, *, sheet: TriangleSheet) -> list[Path]:
     """Write the media of one choice, split or plan-choice record under the dataset root `out_dir`
     ("images": question composite, option images, step images, cue image; "text": step, option
-    and cue grids; "video": the folding video, with `animation` the AnimationOptions). Returns the
-    files written. Raises InputError (naming the item) for an item the simulator cannot answer."""
+    and cue grids; "video": the folding video, with `animation` the AnimationOptions), drawn on
+    `sheet` (the one the record's configuration folds). Returns the files written. Raises
+    InputError (naming the item) for an item the simulator cannot answer."""
     root = Path(out_dir)
     written: list[Path] = []
     item_id = str(record["id"])
     if record.get("taskType") == "PlanChoice":
-        strips = {o["label"]: plan_strip([code_of_entry(e) for e in o["foldingTypes"]]) for o in record["options"]}
+        strips = {o["label"]: plan_strip([code_of_entry(e) for e in o["foldingTypes"]], sheet=sheet)
+                  for o in record["options"]}
         if "images" in modalities:
             for path, strip in zip(record["optionImgs"], strips.values()):
                 _write_png(root, path, strip, written)
-            target = sheet_image(all_paper(), parse_holes(record["resultHoles"], "resultHoles"))
+            target = sheet_image(sheet.everywhere(), parse_holes(record["resultHoles"], "resultHoles"), sheet=sheet)
             _write_png(root, record["targetImg"], target, written)
-            _write_png(root, record["questionImg"], plan_question(record, strips), written)
+            _write_png(root, record["questionImg"], plan_question(record, strips, sheet=sheet), written)
         if "text" in modalities:
             path = text_dir(root, item_id) / f"{item_id}_textual_options.txt"
             atomic_write_text(path, record["optionsText"])
@@ -241,19 +241,19 @@ def render_choice_media(record: dict, out_dir: str | Path, modalities: Sequence[
     cue = record.get("cue") or {}
     has_cue = cue.get("kind", "none") != "none"
     if "images" in modalities:
-        for name, image in step_images(history, item_id)[:-1]:  # never the result image
+        for name, image in step_images(history, item_id, sheet=sheet)[:-1]:  # never the result image
             _write_png(root, f"img_text_outputs/{item_id}/img/{name}", image, written)
         images = [record["optionImg"]] if "option" in record else record["optionImgs"]
         for path, holes in zip(images, option_holes(record).values()):
-            _write_png(root, path, option_image(holes), written)
-        _write_png(root, record["questionImg"], choice_question(record, history), written)
+            _write_png(root, path, option_image(holes, sheet=sheet), written)
+        _write_png(root, record["questionImg"], choice_question(record, history, sheet=sheet), written)
         if has_cue:
             cue_name = record.get("cueImg") or f"img_text_outputs/{item_id}/img/{item_id}_cue.png"
-            _write_png(root, cue_name, sheet_image(cue_paper(cue), (), ImageStyle().width // 3), written)
+            _write_png(root, cue_name, sheet_image(cue_paper(cue), (), ImageStyle().width // 3, sheet=sheet), written)
     if "text" in modalities:
         folder = text_dir(root, item_id)
         options = record["optionText"] if "option" in record else record["optionsText"]
-        files = {folder / f"{item_id}_textual_steps.txt": steps_text(history),
+        files = {folder / f"{item_id}_textual_steps.txt": steps_text(history, sheet=sheet),
                  folder / f"{item_id}_textual_options.txt": options}
         if has_cue:
             files[folder / f"{item_id}_textual_cue.txt"] = record["cueText"]
@@ -261,11 +261,11 @@ def render_choice_media(record: dict, out_dir: str | Path, modalities: Sequence[
             atomic_write_text(path, content)
             written.append(path)
     if "video" in modalities:  # one folding video per item, shared by its cue variants and split rows
-        written.append(write_folding_video(history, root, record["foldingVideo"], animation))
+        written.append(write_folding_video(history, root, record["foldingVideo"], animation, sheet=sheet))
     return written
 
 
-def write_folding_video(history, root: Path, relative: str, animation=None) -> Path:
+def write_folding_video(history, root: Path, relative: str, animation=None, *, sheet: TriangleSheet) -> Path:
     """The folding video alone (the unfolding video would show the answer)."""
     from .animation import AnimationOptions, Mp4Sink, folding_frames
 
@@ -273,7 +273,7 @@ def write_folding_video(history, root: Path, relative: str, animation=None) -> P
     path = root / relative
     sink = Mp4Sink(path, opts.width, opts.height, opts.folding_fps)
     try:
-        for frame in folding_frames(history, opts):
+        for frame in folding_frames(history, opts, sheet=sheet):
             sink.write(frame)
         return sink.commit()
     except BaseException:

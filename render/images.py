@@ -6,6 +6,10 @@ holes). The folded region is black, remaining paper white, triangle edges thin g
 with a legend on the right. Unlike the reference, every hole (squares and rectangles too) is centred
 on its triangle. Drawing happens at `supersample` times the size and is box-filtered down, which
 antialiases edges while keeping flat regions exactly their colour; the output is deterministic.
+
+The triangles come from the `foldsim.mesh.TriangleSheet` the caller passes (`sheet=`: the one the
+trace was folded on, e.g. MentalBlackboard's `SHEET`); the step images' layout (`VIEW_*`, the
+legend) is the reference's, made for a sheet 4 units wide.
 """
 
 from __future__ import annotations
@@ -20,16 +24,12 @@ from PIL import Image, ImageDraw, ImageFont
 from ..codes import entry_of_code
 from ..holes import Hole
 from ..io import atomic_write_bytes
-from ..kernels.sheet import FLAT_CENTROID_SUMS, FLAT_VERTICES, HALF, N_TRIANGLES
+from ..mesh import TriangleSheet
 from ..trace import Trace
 from .shapes import hole_polygons
 from .text import require_ok
 
 Colour = tuple[int, int, int]
-
-#: flat triangle vertices and centroids in sheet units (y up, sheet spans [-2, 2])
-TRIANGLES = FLAT_VERTICES.astype(float) / HALF
-CENTROIDS = FLAT_CENTROID_SUMS.astype(float) / (3 * HALF)
 
 
 @dataclass(frozen=True)
@@ -99,13 +99,14 @@ def _finish(image: Image.Image, style: ImageStyle) -> Image.Image:
     return image.resize((style.width, style.height), Image.Resampling.BOX) if style.supersample > 1 else image
 
 
-def _draw_sheet(draw: ImageDraw.ImageDraw, frame: Frame, paper: np.ndarray, style: ImageStyle) -> None:
-    """The 32 triangles, black where folded away and white where paper remains, gray edges on top."""
-    for t in range(N_TRIANGLES):
-        draw.polygon(frame.pixels(TRIANGLES[t]), fill=style.paper if paper[t] else style.folded)
+def _draw_sheet(draw: ImageDraw.ImageDraw, frame: Frame, paper: np.ndarray, style: ImageStyle,
+                sheet: TriangleSheet) -> None:
+    """The sheet's triangles, black where folded away and white where paper remains, gray edges on top."""
+    for t, triangle in enumerate(sheet.triangles):
+        draw.polygon(frame.pixels(triangle), fill=style.paper if paper[t] else style.folded)
     width = max(1, round(style.edge_width * style.supersample))
-    for t in range(N_TRIANGLES):
-        draw.polygon(frame.pixels(TRIANGLES[t]), outline=style.edge, width=width)
+    for triangle in sheet.triangles:
+        draw.polygon(frame.pixels(triangle), outline=style.edge, width=width)
 
 
 def _draw_hole(draw: ImageDraw.ImageDraw, frame: Frame, shape: str, size: str, quarter: int, centre, colour: Colour) -> None:
@@ -113,11 +114,12 @@ def _draw_hole(draw: ImageDraw.ImageDraw, frame: Frame, shape: str, size: str, q
         draw.polygon(frame.pixels(polygon), fill=colour)
 
 
-def _draw_holes(draw: ImageDraw.ImageDraw, frame: Frame, holes: tuple[Hole, ...], style: ImageStyle) -> None:
+def _draw_holes(draw: ImageDraw.ImageDraw, frame: Frame, holes: tuple[Hole, ...], style: ImageStyle,
+                sheet: TriangleSheet) -> None:
     """Each hole centred on its triangle, turned by its direction (drawn as the reference does: the
     `mirrored` extension is not shown)."""
     for hole in holes:
-        _draw_hole(draw, frame, hole.shape, hole.size, hole.quarter, CENTROIDS[hole.location - 1], style.hole)
+        _draw_hole(draw, frame, hole.shape, hole.size, hole.quarter, sheet.centroids[hole.location - 1], style.hole)
 
 
 def _legend_rows(holes: tuple[Hole, ...]) -> list[tuple[str, str]]:
@@ -145,12 +147,13 @@ def _draw_legend(draw: ImageDraw.ImageDraw, frame: Frame, holes: tuple[Hole, ...
         draw.text(anchor, label, fill=style.text, font=font, anchor="lm")
 
 
-def state_image(paper: np.ndarray, holes: tuple[Hole, ...] = (), style: ImageStyle = ImageStyle()) -> Image.Image:
-    """One step image: the sheet with `paper` (bool[32] by grid position) and `holes` drawn on it."""
+def state_image(paper: np.ndarray, holes: tuple[Hole, ...] = (), style: ImageStyle = ImageStyle(), *,
+                sheet: TriangleSheet) -> Image.Image:
+    """One step image: `sheet` with `paper` (bool[T] by triangle) and `holes` drawn on it."""
     image, draw = _canvas(style)
     frame = _frame(style)
-    _draw_sheet(draw, frame, np.asarray(paper, dtype=bool), style)
-    _draw_holes(draw, frame, holes, style)
+    _draw_sheet(draw, frame, np.asarray(paper, dtype=bool), style, sheet)
+    _draw_holes(draw, frame, holes, style, sheet)
     _draw_legend(draw, frame, holes, style)
     return _finish(image, style)
 
@@ -162,19 +165,21 @@ def step_image_names(trace: Trace, item_id: str) -> list[str]:
     return [f"{item_id}_fold_0_initial.png", *actions, f"{item_id}_punching_holes.png", f"{item_id}_result_holes.png"]
 
 
-def step_images(trace: Trace, item_id: str | None = None, style: ImageStyle = ImageStyle()) -> list[tuple[str, Image.Image]]:
-    """(file name, image) for the initial sheet, every action, the punching and the result.
+def step_images(trace: Trace, item_id: str | None = None, style: ImageStyle = ImageStyle(), *,
+                sheet: TriangleSheet) -> list[tuple[str, Image.Image]]:
+    """(file name, image) for the initial sheet, every action, the punching and the result;
+    `sheet`: the flat sheet `trace` was folded on.
 
     Raises InputError for an item the simulator did not answer (see `render.text.require_ok`).
     """
     require_ok(trace)
     item_id = item_id or trace.config.id or "item"
     n = len(trace.steps)
-    everywhere = np.ones(N_TRIANGLES, dtype=bool)
-    images = [state_image(everywhere, (), style)]
-    images += [state_image(trace.paper(k), (), style) for k in range(1, n + 1)]
-    images.append(state_image(trace.paper(n), trace.config.holes, style))
-    images.append(state_image(everywhere, trace.result.holes, style))
+    everywhere = sheet.everywhere()
+    images = [state_image(everywhere, (), style, sheet=sheet)]
+    images += [state_image(trace.paper(k), (), style, sheet=sheet) for k in range(1, n + 1)]
+    images.append(state_image(trace.paper(n), trace.config.holes, style, sheet=sheet))
+    images.append(state_image(everywhere, trace.result.holes, style, sheet=sheet))
     return list(zip(step_image_names(trace, item_id), images))
 
 
@@ -190,9 +195,10 @@ def image_dir(out_dir: str | Path, item_id: str) -> Path:
     return Path(out_dir) / "img_text_outputs" / item_id / "img"
 
 
-def write_images(trace: Trace, out_dir: str | Path, item_id: str, style: ImageStyle = ImageStyle()) -> list[Path]:
+def write_images(trace: Trace, out_dir: str | Path, item_id: str, style: ImageStyle = ImageStyle(), *,
+                 sheet: TriangleSheet) -> list[Path]:
     """Write every step image of one item under the dataset root `out_dir`, atomically."""
-    return write_named_images(image_dir(out_dir, item_id), step_images(trace, item_id, style))
+    return write_named_images(image_dir(out_dir, item_id), step_images(trace, item_id, style, sheet=sheet))
 
 
 def write_named_images(folder: Path, images) -> list[Path]:
@@ -204,35 +210,40 @@ def write_named_images(folder: Path, images) -> list[Path]:
     return paths
 
 
-def sheet_image(paper: np.ndarray, holes: tuple[Hole, ...] = (), size: int = 240, style: ImageStyle = ImageStyle()) -> Image.Image:
-    """The sheet alone, square, no legend: `paper` (bool[32]) and `holes` in the step images'
+def _square_frame(sheet: TriangleSheet, pixels: int) -> Frame:
+    """The sheet centred in a square canvas `pixels` wide, its longer side filling it but a margin."""
+    scale = pixels / (max(sheet.cols, sheet.rows) + 2 * VIEW_MARGIN)
+    return Frame(scale, pixels / 2, pixels / 2)
+
+
+def sheet_image(paper: np.ndarray, holes: tuple[Hole, ...] = (), size: int = 240, style: ImageStyle = ImageStyle(), *,
+                sheet: TriangleSheet) -> Image.Image:
+    """The sheet alone, square, no legend: `paper` (bool[T]) and `holes` in the step images'
     colours. The panel composite pictures (e.g. a multiple-choice question) are built from."""
     style = ImageStyle(**{**style.__dict__, "width": size, "height": size})
     image, draw = _canvas(style)
-    scale = size * style.supersample / (4 + 2 * VIEW_MARGIN)
-    frame = Frame(scale, size * style.supersample / 2, size * style.supersample / 2)
-    _draw_sheet(draw, frame, np.asarray(paper, dtype=bool), style)
-    _draw_holes(draw, frame, tuple(holes), style)
+    frame = _square_frame(sheet, size * style.supersample)
+    _draw_sheet(draw, frame, np.asarray(paper, dtype=bool), style, sheet)
+    _draw_holes(draw, frame, tuple(holes), style, sheet)
     return _finish(image, style)
 
 
-def numbered_sheet_image(size: int = 600, supersample: int = 3) -> Image.Image:
-    """The 32 triangles with their ids 1..32 at their centroids (the benchmark's paper_structure.png):
-    white paper, black edges and labels."""
+def numbered_sheet_image(size: int = 600, supersample: int = 3, *, sheet: TriangleSheet) -> Image.Image:
+    """The sheet's triangles with their ids (index + 1) at their centroids (MentalBlackboard's
+    location ids: the benchmark's paper_structure.png): white paper, black edges and labels."""
     style = ImageStyle(width=size, height=size, supersample=supersample, edge=(0, 0, 0), edge_width=2.0)
     image, draw = _canvas(style)
-    scale = size * supersample / (4 + 2 * VIEW_MARGIN)
-    frame = Frame(scale, size * supersample / 2, size * supersample / 2)
-    _draw_sheet(draw, frame, np.ones(N_TRIANGLES, dtype=bool), style)
+    frame = _square_frame(sheet, size * supersample)
+    _draw_sheet(draw, frame, sheet.everywhere(), style, sheet)
     font = _font(style, size / 24)
-    for t in range(N_TRIANGLES):
-        [anchor] = frame.pixels(CENTROIDS[t])
+    for t, centroid in enumerate(sheet.centroids):
+        [anchor] = frame.pixels(centroid)
         draw.text(anchor, str(t + 1), fill=style.text, font=font, anchor="mm")
     return _finish(image, style)
 
 
-def write_numbered_sheet(path: str | Path, size: int = 600) -> Path:
+def write_numbered_sheet(path: str | Path, size: int = 600, *, sheet: TriangleSheet) -> Path:
     """Write the numbered sheet PNG atomically (for generators: `paper_structure.png`)."""
     path = Path(path)
-    atomic_write_bytes(path, png_bytes(numbered_sheet_image(size)))
+    atomic_write_bytes(path, png_bytes(numbered_sheet_image(size, sheet=sheet)))
     return path

@@ -6,9 +6,10 @@ its own single-sided primitive (front: counter-clockwise in the flat sheet; back
 with the opposite winding), so back-face culling shows whichever side faces the camera, in its own
 colour, with no z-fighting between the two.
 
-The paper is any flat triangle mesh (`SheetGeometry`): MentalBlackboard's 32 triangles by default
-(`MB_GEOMETRY`), or a general item's mesh (`SheetGeometry.of_triangles`, centred cell units, see
-render/items.py); the hole texture then spans that sheet's rectangle.
+The paper is any flat triangle mesh (`SheetGeometry`): a `foldsim.mesh.TriangleSheet`'s
+(`sheet_geometry`, e.g. MentalBlackboard's 32 triangles, passed in by the caller) or a general
+item's mesh (`SheetGeometry.of_triangles`, centred cell units, see render/items.py); the hole
+texture spans that sheet's rectangle.
 
 Holes are real cut-outs. Triangles never overlap on the flat sheet, so one texture of the flat sheet
 carries every hole: its alpha is 0 inside each hole on each layer the hole goes through (drawn at that
@@ -26,7 +27,8 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,9 +45,8 @@ from pyrender.shader_program import ShaderProgramCache  # noqa: E402
 
 from ..kernels import motion as M  # noqa: E402
 from ..kernels import state as S  # noqa: E402
-from ..kernels.sheet import FLAT_VERTICES, HALF, N_TRIANGLES  # noqa: E402
+from ..mesh import TriangleSheet  # noqa: E402
 from ..trace import Trace  # noqa: E402
-from .images import CENTROIDS  # noqa: E402
 from . import shaders  # noqa: E402
 from .shapes import Cut, hole_polygons  # noqa: E402
 
@@ -63,14 +64,7 @@ def _counter_clockwise(triangles: np.ndarray) -> np.ndarray:
     return np.where(clockwise[:, None, None], triangles[:, [0, 2, 1]], triangles)
 
 
-#: float32[32, 3, 2]: the flat triangles in sheet units, every one counter-clockwise (front face +z)
-FRONT_TRIANGLES = _counter_clockwise(FLAT_VERTICES.astype(np.float32) / HALF)
-#: float32[32, 3, 2]: texture coordinates of those vertices, the flat sheet [-2, 2]^2 onto [0, 1]^2
-#: (v up: pyrender uploads an image's first row as the texture's top)
-FLAT_UV = (FRONT_TRIANGLES + 2) / 4
-#: the back faces' vertex order: every triangle's winding reversed
-BACK_ORDER = np.arange(3 * N_TRIANGLES).reshape(N_TRIANGLES, 3)[:, [0, 2, 1]].ravel()
-TEXTURE_PIXELS = 1024  # side of the hole texture: 256 texels per grid cell
+TEXTURE_PIXELS = 1024  # a 4-cell side's hole texture: 256 texels per cell
 MAX_TEXTURE_PIXELS = 2048  # a general sheet's texture side at most (fewer texels a cell on large sheets)
 SUPERSAMPLE = 4  # holes are drawn this much finer and averaged down, so their edges stay smooth
 MASK_CUTOFF = 0.5  # texture alpha under which the paper is cut away
@@ -83,12 +77,15 @@ _BASE_COLOUR_LINE = "base_color = base_color * srgb_to_linear(texture(material.b
 @dataclass(frozen=True, eq=False)
 class SheetGeometry:
     """The flat sheet the renderer dresses: its triangles (counter-clockwise, sheet units, y up) and
-    the rectangle [low, low + size] its hole texture covers, `pixels` (width, height) texels."""
+    the rectangle [low, low + size] its hole texture covers, `pixels` (width, height) texels.
+    `crease_radius`: the crease rod's; None scales CREASE_RADIUS with the camera distance (general
+    items, see `animation.sheet_renderer`)."""
 
     front: np.ndarray  # float32[T, 3, 2]
     low: tuple[float, float]
     size: tuple[float, float]
     pixels: tuple[int, int]
+    crease_radius: float | None = None
 
     @classmethod
     def of_triangles(cls, triangles: np.ndarray, texels_per_unit: int | None = None) -> "SheetGeometry":
@@ -109,7 +106,8 @@ class SheetGeometry:
 
     @property
     def uv(self) -> np.ndarray:
-        """float32[T, 3, 2]: texture coordinates of the front triangles' vertices (v up)."""
+        """float32[T, 3, 2]: texture coordinates of the front triangles' vertices (v up: pyrender
+        uploads an image's first row as the texture's top)."""
         return ((self.front - np.float32(self.low)) / np.float32(self.size)).astype(np.float32)
 
     @property
@@ -123,12 +121,17 @@ class SheetGeometry:
         return np.stack([uv[:, 0], 1 - uv[:, 1]], axis=1) * np.multiply(self.pixels, scale) - 0.5
 
 
-#: MentalBlackboard's sheet: the 32 triangles, the texture [-2, 2]^2 at TEXTURE_PIXELS a side
-MB_GEOMETRY = SheetGeometry(FRONT_TRIANGLES, (-2.0, -2.0), (4.0, 4.0), (TEXTURE_PIXELS, TEXTURE_PIXELS))
+@lru_cache(maxsize=8)
+def sheet_geometry(sheet: TriangleSheet) -> SheetGeometry:
+    """The geometry of a kernel-traced sheet (made once per sheet): its triangles, the texture its
+    bounding box (a 4x4 sheet: [-2, 2]^2 at TEXTURE_PIXELS a side); the crease rod keeps
+    CREASE_RADIUS at any camera distance, as MentalBlackboard's videos always had it."""
+    return replace(SheetGeometry.of_triangles(sheet.triangles), crease_radius=CREASE_RADIUS)
 
 
-def hole_cuts(trace: Trace) -> list[Cut]:
-    """Every layer every initial hole goes through (SPEC §4), on the flat sheet.
+def hole_cuts(trace: Trace, *, sheet: TriangleSheet) -> list[Cut]:
+    """Every layer every initial hole goes through (SPEC §4), on the flat `sheet` (the one `trace`
+    was folded on).
 
     A hole punched on grid position L of the final folded sheet meets each triangle t lying there;
     its outline, drawn around L's centroid in the final frame, is carried back to t's flat place by
@@ -137,10 +140,10 @@ def hole_cuts(trace: Trace) -> list[Cut]:
     final = trace.sheet(len(trace.steps))
     on_grid = np.asarray(S.grid_index_of(final))
     linear = np.asarray(final.linear, np.float32)
-    shift = np.asarray(final.shift, np.float32) / HALF
+    shift = np.asarray(final.shift, np.float32) / sheet.per_unit
     cuts = []
     for index, hole in enumerate(trace.config.holes):
-        centre = CENTROIDS[hole.location - 1]
+        centre = sheet.centroids[hole.location - 1]
         polygons = hole_polygons(hole.shape, hole.size, hole.quarter, centre)
         ends = np.cumsum([1] + [len(polygon) for polygon in polygons])[:-1]  # the centre goes first
         layers = np.flatnonzero(on_grid == hole.location - 1)
@@ -150,34 +153,20 @@ def hole_cuts(trace: Trace) -> list[Cut]:
     return cuts
 
 
-def texel(points: np.ndarray, pixels: int) -> np.ndarray:
-    """float[N, 2]: (column, row) of flat-sheet points (sheet units, y up) in a `pixels`-wide image
-    of the flat sheet whose first row is the sheet's top edge (Pillow's coordinates: pixel centres
-    at whole numbers)."""
-    uv = (np.asarray(points, float) + 2) / 4
-    return np.stack([uv[:, 0], 1 - uv[:, 1]], axis=1) * pixels - 0.5
-
-
-def hole_mask(cuts: list[Cut], growth: float, pixels: int = TEXTURE_PIXELS,
-              supersample: int = SUPERSAMPLE, geometry: SheetGeometry | None = None) -> np.ndarray:
-    """uint8[pixels, pixels]: alpha of the flat sheet, 0 inside every cut grown to `growth` of its
-    size about its centre (the punch opening it), 255 elsewhere; the first row is the top edge.
-    With `geometry` (a general sheet): uint8[height, width] of its texture (`pixels` unused).
+def hole_mask(cuts: list[Cut], growth: float, *, geometry: SheetGeometry,
+              supersample: int = SUPERSAMPLE) -> np.ndarray:
+    """uint8[height, width]: alpha of the flat sheet's texture (`geometry.pixels`), 0 inside every
+    cut grown to `growth` of its size about its centre (the punch opening it), 255 elsewhere; the
+    first row is the top edge.
 
     Each cut is drawn `supersample` times finer in a patch around it and averaged down into place
     (a cut is a few dozen texels wide, so this costs a fraction of drawing the whole sheet finely).
     """
-    if geometry is None:
-        alpha = np.full((pixels, pixels), 255, np.uint8)
-        fine = pixels * supersample
-        to_texel = lambda points: texel(points, fine)  # noqa: E731
-        limit = pixels
-    else:
-        alpha = np.full(geometry.pixels[::-1], 255, np.uint8)
-        to_texel = lambda points: geometry.texel(points, supersample)  # noqa: E731
-        limit = np.asarray(geometry.pixels)
+    alpha = np.full(geometry.pixels[::-1], 255, np.uint8)
+    limit = np.asarray(geometry.pixels)
     for cut in cuts:
-        polygons = [to_texel(cut.centre + growth * (polygon - cut.centre)) for polygon in cut.polygons]
+        polygons = [geometry.texel(cut.centre + growth * (polygon - cut.centre), supersample)
+                    for polygon in cut.polygons]
         points = np.concatenate(polygons)
         low = np.clip(np.floor(points.min(0) / supersample).astype(int) - 1, 0, limit)  # texels, (col, row)
         high = np.clip(np.ceil(points.max(0) / supersample).astype(int) + 2, 0, limit)
@@ -193,7 +182,7 @@ def hole_mask(cuts: list[Cut], growth: float, pixels: int = TEXTURE_PIXELS,
 
 
 def face_normals(triangles: np.ndarray) -> np.ndarray:
-    """float[T, 3]: unit front normals of triangles float[T, 3, 3] (vertex order as FRONT_TRIANGLES)."""
+    """float[T, 3]: unit front normals of triangles float[T, 3, 3] (vertex order as a geometry's front)."""
     normal = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
     return normal / np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-9)
 
@@ -228,10 +217,9 @@ HoleState = tuple[int, float]
 
 
 def paper_looks(cuts: list[Cut], states: list[HoleState], opts: AnimationOptions,
-                channels: str = "RGBA", geometry: SheetGeometry | None = None) -> dict[HoleState, Look]:
+                channels: str = "RGBA", *, geometry: SheetGeometry) -> dict[HoleState, Look]:
     """Paper materials for each hole state of a video (growth 0 or no hole punched: uncut), so frames
-    that share a state share one texture, uploaded once. `geometry`: a general sheet's (None:
-    MentalBlackboard's)."""
+    that share a state share one texture, uploaded once; the textures cover `geometry`'s sheet."""
     looks = {}
     for opened, growth in sorted(set(states)):
         cut = [c for c in cuts if c.hole < opened]
@@ -240,13 +228,13 @@ def paper_looks(cuts: list[Cut], states: list[HoleState], opts: AnimationOptions
     return looks
 
 
-def paper_mesh(triangles: np.ndarray, materials: Look) -> pyrender.Mesh:
-    """The sheet (`triangles` float[32, 3, 3], vertex order as FRONT_TRIANGLES): a front primitive
+def paper_mesh(triangles: np.ndarray, materials: Look, *, geometry: SheetGeometry) -> pyrender.Mesh:
+    """The sheet (`triangles` float[T, 3, 3], vertex order as `geometry.front`): a front primitive
     and a back one (reversed winding, reversed normals), textured by their flat-sheet place."""
-    vertices, uv = triangles.reshape(-1, 3), FLAT_UV.reshape(-1, 2)
+    vertices, uv, back_order = triangles.reshape(-1, 3), geometry.uv.reshape(-1, 2), geometry.back_order
     normals = np.repeat(face_normals(triangles), 3, axis=0)
     front = pyrender.Primitive(positions=vertices, normals=normals, texcoord_0=uv, material=materials[0])
-    back = pyrender.Primitive(positions=vertices[BACK_ORDER], normals=-normals, texcoord_0=uv[BACK_ORDER],
+    back = pyrender.Primitive(positions=vertices[back_order], normals=-normals, texcoord_0=uv[back_order],
                               material=materials[1])
     return pyrender.Mesh([front, back])
 
@@ -392,16 +380,12 @@ class SheetRenderer:
     Use it as a context manager; `frame()` returns H x W x 3 uint8 (a new array per call).
     """
 
-    def __init__(self, opts: AnimationOptions, geometry: SheetGeometry | None = None,
-                 crease_radius: float = CREASE_RADIUS):
+    def __init__(self, opts: AnimationOptions, geometry: SheetGeometry, crease_radius: float = CREASE_RADIUS):
         self.opts = opts
         self.crease_radius = crease_radius
         self._offscreen: pyrender.OffscreenRenderer | None = None
         self._shader_dir: tempfile.TemporaryDirectory | None = None
-        if geometry is None:  # MentalBlackboard's sheet
-            front, uv_all, back_order = FRONT_TRIANGLES, FLAT_UV, BACK_ORDER
-        else:
-            front, uv_all, back_order = geometry.front, geometry.uv, geometry.back_order
+        front, uv_all, back_order = geometry.front, geometry.uv, geometry.back_order
         self._back_order = back_order
         vertices = front.reshape(-1, 2)
         flat = np.c_[vertices, np.zeros(len(vertices))].astype(np.float32)
@@ -465,7 +449,7 @@ class SheetRenderer:
 
     def set_paper(self, triangles: np.ndarray, look: Look) -> None:
         """Place the sheet (`triangles` float[T, 3, 3], vertex order as the geometry's front
-        triangles: FRONT_TRIANGLES by default) and dress it."""
+        triangles) and dress it."""
         vertices = triangles.reshape(-1, 3)
         normals = np.repeat(face_normals(triangles), 3, axis=0)
         self._front_data[:, :3], self._front_data[:, 3:6] = vertices, normals

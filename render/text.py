@@ -1,6 +1,7 @@
-"""The benchmark's text representation (formats §4.2-§4.4): one 4-line grid per state.
+"""The benchmark's text representation (formats §4.2-§4.4): one grid per state, a line per row of
+cells of the sheet passed in (MentalBlackboard's: 4 lines of 4 two-triangle cells).
 
-Each of the 32 grid positions gets one character: the hole letter if a hole is drawn there
+Each triangle (grid position) gets one character: the hole letter if a hole is drawn there
 (upper case large, lower case small), else `0` for the folded region (no paper left there) or `1`
 for paper. Only items the simulator answered ("ok") are drawn: for an unrealizable fold or a punch
 off the paper there is no true picture to show, so every renderer raises `InputError` instead of
@@ -17,11 +18,8 @@ import numpy as np
 from ..errors import InputError
 from ..holes import SHAPE_LETTER, Hole
 from ..io import atomic_write_text
-from ..kernels.sheet import GRID, N_TRIANGLES
+from ..mesh import TriangleSheet
 from ..trace import Trace
-
-CELLS_PER_ROW = GRID
-CHARS_PER_ROW = N_TRIANGLES // GRID
 
 
 def require_ok(trace: Trace) -> None:
@@ -46,38 +44,37 @@ def grid_chars(paper: np.ndarray, holes: Iterable[Hole] = ()) -> list[str]:
     return chars
 
 
-def grid_text(chars: Sequence[str]) -> str:
-    """The 4-line grid: per row four 2-character cells joined by ", ", every line ending with ","."""
-    if len(chars) != N_TRIANGLES:
-        raise ValueError(f"a grid needs {N_TRIANGLES} characters, got {len(chars)}")
+def grid_text(chars: Sequence[str], *, sheet: TriangleSheet) -> str:
+    """The grid of `sheet` (triangles numbered row by row): a line per row of cells, its cells'
+    characters (2 each on MentalBlackboard's sheet) joined by ", ", every line ending with ","."""
+    if len(chars) != sheet.n_triangles:
+        raise ValueError(f"a grid needs {sheet.n_triangles} characters, got {len(chars)}")
+    per_row = sheet.triangles_per_row
+    per_cell = per_row // sheet.cols
     rows = []
-    for r in range(GRID):
-        row = chars[r * CHARS_PER_ROW : (r + 1) * CHARS_PER_ROW]
-        rows.append(", ".join(row[2 * c] + row[2 * c + 1] for c in range(CELLS_PER_ROW)) + ",")
+    for r in range(sheet.rows):
+        row = chars[r * per_row : (r + 1) * per_row]
+        rows.append(", ".join("".join(row[c * per_cell : (c + 1) * per_cell]) for c in range(sheet.cols)) + ",")
     return "\n".join(rows)
 
 
-def _all_paper() -> np.ndarray:
-    return np.ones(N_TRIANGLES, dtype=bool)
-
-
-def steps_text(trace: Trace) -> str:
+def steps_text(trace: Trace, *, sheet: TriangleSheet) -> str:
     """`<id>_textual_steps.txt`: the initial sheet, the grid after every action (rotations
     included) and, when there are punches, the final folded grid with the initial holes."""
     require_ok(trace)
-    blocks = [f"Step 0: initial sheet\n{grid_text(grid_chars(_all_paper()))}\n"]
+    blocks = [f"Step 0: initial sheet\n{grid_text(grid_chars(sheet.everywhere()), sheet=sheet)}\n"]
     for k in range(1, len(trace.steps) + 1):
-        blocks.append(f"Step {k}: \n{grid_text(grid_chars(trace.paper(k)))}\n")
+        blocks.append(f"Step {k}: \n{grid_text(grid_chars(trace.paper(k)), sheet=sheet)}\n")
     if trace.config.holes:
         final = trace.paper(len(trace.steps))
-        blocks.append(f"Hole Punching:\n{grid_text(grid_chars(final, trace.config.holes))}\n")
+        blocks.append(f"Hole Punching:\n{grid_text(grid_chars(final, trace.config.holes), sheet=sheet)}\n")
     return "\n".join(blocks)
 
 
-def final_text(trace: Trace) -> str:
+def final_text(trace: Trace, *, sheet: TriangleSheet) -> str:
     """`<id>_textual_final_result.txt`: the unfolded sheet with the result holes (no final newline)."""
     require_ok(trace)
-    return f"Final Result:\n{grid_text(grid_chars(_all_paper(), trace.result.holes))}"
+    return f"Final Result:\n{grid_text(grid_chars(sheet.everywhere(), trace.result.holes), sheet=sheet)}"
 
 
 def text_dir(out_dir: str | Path, item_id: str) -> Path:
@@ -85,11 +82,11 @@ def text_dir(out_dir: str | Path, item_id: str) -> Path:
     return Path(out_dir) / "img_text_outputs" / item_id / "text"
 
 
-def write_text(trace: Trace, out_dir: str | Path, item_id: str) -> list[Path]:
+def write_text(trace: Trace, out_dir: str | Path, item_id: str, *, sheet: TriangleSheet) -> list[Path]:
     """Write both text files of one item under the dataset root `out_dir`, atomically."""
     folder = text_dir(out_dir, item_id)
-    files = {folder / f"{item_id}_textual_steps.txt": steps_text(trace),
-             folder / f"{item_id}_textual_final_result.txt": final_text(trace)}
+    files = {folder / f"{item_id}_textual_steps.txt": steps_text(trace, sheet=sheet),
+             folder / f"{item_id}_textual_final_result.txt": final_text(trace, sheet=sheet)}
     for path, content in files.items():
         atomic_write_text(path, content)
     return list(files)

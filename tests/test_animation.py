@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+from functools import partial
 
 import imageio.v2 as imageio
 import numpy as np
@@ -17,18 +18,31 @@ import pytest
 
 from foldsim import Config, Hole
 from foldsim.errors import InputError
+from foldsim.families.mentalblackboard import SHEET
 from foldsim.holes import SHAPES
 from foldsim.kernels import motion as M
-from foldsim.kernels.sheet import QUARTER_ROTATIONS
-from foldsim.render.animation import (AnimationOptions, carried, folding_frames, folding_segments, render_frame,
-                                      render_segments, still, turned, unfolding_frames, unfolding_segments,
-                                      write_videos)
-from foldsim.render.images import CENTROIDS
-from foldsim.render.scene import FRONT_TRIANGLES, camera_pose, hole_cuts, hole_mask, project, texel
+from foldsim.mesh import QUARTER_ROTATIONS
+from foldsim.render import animation, scene
+from foldsim.render.animation import AnimationOptions, carried, render_segments, still, turned
+from foldsim.render.scene import camera_pose, project, sheet_geometry
 from foldsim.render.shapes import hole_polygons
 from foldsim.trace import trace
 
 SMALL = AnimationOptions(width=96, height=72, fps=4, seconds_per_action=1.0, hold_seconds=0.5)
+#: MentalBlackboard's sheet, as the renderer sees it
+GEOMETRY = sheet_geometry(SHEET)
+CENTROIDS, FRONT_TRIANGLES = SHEET.centroids, GEOMETRY.front
+
+
+# the renderer's entry points on MentalBlackboard's sheet
+folding_segments = partial(animation.folding_segments, sheet=SHEET)
+unfolding_segments = partial(animation.unfolding_segments, sheet=SHEET)
+folding_frames = partial(animation.folding_frames, sheet=SHEET)
+unfolding_frames = partial(animation.unfolding_frames, sheet=SHEET)
+render_frame = partial(animation.render_frame, sheet=SHEET)
+write_videos = partial(animation.write_videos, sheet=SHEET)
+hole_cuts = partial(scene.hole_cuts, sheet=SHEET)
+hole_mask = partial(scene.hole_mask, geometry=GEOMETRY)
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +117,7 @@ def test_hole_texture_is_cut_at_every_hole_and_whole_elsewhere(rotated):
     centres = np.array([cut.centre for cut in cuts])
     full, half = hole_mask(cuts, 1.0), hole_mask(cuts, 0.5)
     assert full.shape == (1024, 1024) and full.dtype == np.uint8
-    at = lambda alpha, points: alpha[tuple(np.rint(texel(points, 1024)[:, ::-1]).astype(int).T)]  # noqa: E731
+    at = lambda alpha, points: alpha[tuple(np.rint(GEOMETRY.texel(points)[:, ::-1]).astype(int).T)]  # noqa: E731
     assert (at(full, centres) == 0).all() and (at(half, centres) == 0).all()
     away = CENTROIDS[np.linalg.norm(CENTROIDS[:, None] - centres[None], axis=-1).min(axis=1) > 0.5]
     assert len(away) >= 20 and (at(full, away) == 255).all()
@@ -123,6 +137,17 @@ def test_every_hole_fits_its_own_triangle():
             rel = points[:, :, None] - FRONT_TRIANGLES[:, None]  # [32, N, 3, 2]
             inside = (edges[:, None, :, 0] * rel[..., 1] - edges[:, None, :, 1] * rel[..., 0]) / length[:, None]
             assert inside.min() > -0.012, shape
+
+
+def test_a_sheets_geometry_is_its_triangles_on_its_square_texture():
+    """The renderer's mesh of MentalBlackboard's sheet (made once): its triangles counter-clockwise in
+    the sheet's order, the texture [-2, 2]^2 at 256 texels a cell, the crease rod's fixed radius."""
+    assert sheet_geometry(SHEET) is GEOMETRY
+    assert (GEOMETRY.low, GEOMETRY.size, GEOMETRY.pixels) == ((-2.0, -2.0), (4.0, 4.0), (1024, 1024))
+    assert GEOMETRY.crease_radius == scene.CREASE_RADIUS
+    np.testing.assert_allclose(FRONT_TRIANGLES.mean(axis=1), CENTROIDS, atol=1e-6)
+    edge1, edge2 = FRONT_TRIANGLES[:, 1] - FRONT_TRIANGLES[:, 0], FRONT_TRIANGLES[:, 2] - FRONT_TRIANGLES[:, 0]
+    assert (edge1[:, 0] * edge2[:, 1] - edge1[:, 1] * edge2[:, 0] > 0).all()
 
 
 def test_turned_is_a_quarter_turn_about_the_origin():

@@ -19,6 +19,7 @@ from foldsim.codes import code_of_entry
 from foldsim.dataset.choice import ChoiceSpec
 from foldsim.dataset.distractors import CHOICE_MODELS, PLAN_MODELS
 from foldsim.dataset.generate import GenerateOptions, generate_records
+from foldsim.families.mentalblackboard import SHEET
 from foldsim.holes import parse_holes
 from foldsim.reference import simulate_reference
 from foldsim.render.choice import render_choice_media
@@ -195,7 +196,7 @@ def test_plan_choice_options_are_realizable_sequences_and_the_solver_marks_the_r
 def test_media_show_no_answer_and_name_options_by_label_only(datasets):
     folder, records = datasets["choice"]
     record = records[7]
-    files = render_choice_media(record, folder, ("images", "text"))
+    files = render_choice_media(record, folder, ("images", "text"), sheet=SHEET)
     names = [f.relative_to(folder).as_posix() for f in files]
     assert not any(model in name for name in names for model in CHOICE_MODELS)
     assert not any("result" in name for name in names)  # no result image, no final-result grid
@@ -207,17 +208,17 @@ def test_media_show_no_answer_and_name_options_by_label_only(datasets):
     assert question.width > 5 * 200 and question.height > 2 * 200
     text = (folder / f"img_text_outputs/{record['id']}/text/{record['id']}_textual_options.txt").read_text()
     for option in record["options"]:
-        grid = grid_text(grid_chars(np.ones(32, bool), parse_holes(option["resultHoles"], "h")))
+        grid = grid_text(grid_chars(np.ones(32, bool), parse_holes(option["resultHoles"], "h")), sheet=SHEET)
         assert f"Option {option['label']}:\n{grid}" in text
 
 
 def test_split_and_plan_choice_media(datasets):
     folder, rows = datasets["split"]
-    files = render_choice_media(rows[3], folder, ("images", "text"))
+    files = render_choice_media(rows[3], folder, ("images", "text"), sheet=SHEET)
     assert (folder / rows[3]["questionImg"]).is_file() and (folder / rows[3]["optionImg"]).is_file()
     assert rows[3]["optionImg"].endswith(f"_option_{rows[3]['option']}.png")
     folder, records = datasets["plan-choice"]
-    files = render_choice_media(records[0], folder, ("images", "text"))
+    files = render_choice_media(records[0], folder, ("images", "text"), sheet=SHEET)
     names = {f.relative_to(folder).as_posix() for f in files}
     assert {records[0]["questionImg"], records[0]["targetImg"], *records[0]["optionImgs"]} <= names
     assert not any(f"img_text_outputs/{records[0]['id']}/img" in n for n in names)  # no steps: they are the answer
@@ -236,7 +237,7 @@ def test_prompt_templates_show_the_question_and_no_answer(datasets, task):
     subset.write_text(json.dumps(records))
     write_sheet(folder)
     for record in records:
-        render_choice_media(record, folder, ("images", "text"))
+        render_choice_media(record, folder, ("images", "text"), sheet=SHEET)
     modalities = Templates().modalities(task)
     assert {"text", "images"} <= set(modalities)
     for modality in set(modalities) - {"video"}:

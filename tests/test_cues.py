@@ -17,6 +17,7 @@ from foldsim.codes import code_of_entry
 from foldsim.dataset.choice import ChoiceSpec
 from foldsim.dataset.generate import GenerateOptions, generate_records
 from foldsim.eval.choice import score_choice_files
+from foldsim.families.mentalblackboard import SHEET
 from foldsim.holes import parse_holes
 from foldsim.render.choice import render_choice_media
 from foldsim.render.text import grid_chars, grid_text
@@ -61,7 +62,7 @@ def test_the_true_cue_is_the_state_after_step_k(choice):
         assert codes(cue["foldingTypes"]) == codes(record["foldingTypes"])[:k]
         assert cue["impliedAnswer"] == record["answer"]
         history = trace(Config.from_record(record))
-        assert cue["grid"] == grid_text(grid_chars(history.paper(k)))
+        assert cue["grid"] == grid_text(grid_chars(history.paper(k)), sheet=SHEET)
 
 
 def test_the_counterfactual_cue_implies_an_option_the_simulator_computes(choice):
@@ -81,7 +82,7 @@ def test_the_counterfactual_cue_implies_an_option_the_simulator_computes(choice)
         assert Counter(h.key for h in result.holes) == Counter(h.key for h in parse_holes(implied["resultHoles"], "h"))
         assert implied["label"] != record["answer"]
         prefix = trace(Config.from_codes(shown))
-        assert cue["grid"] == grid_text(grid_chars(prefix.paper(k)))
+        assert cue["grid"] == grid_text(grid_chars(prefix.paper(k)), sheet=SHEET)
 
 
 def test_accuracy_per_condition_and_cue_reliance(choice, tmp_path):
@@ -117,7 +118,7 @@ def test_split_rows_carry_the_cue_and_reliance_reads_the_implied_row(tmp_path):
 
 def test_cue_media_are_named_neutrally(choice, tmp_path):
     record = next(r for r in choice if r["cue"]["kind"] == "counterfactual")
-    files = render_choice_media(record, tmp_path, ("images", "text"))
+    files = render_choice_media(record, tmp_path, ("images", "text"), sheet=SHEET)
     names = [f.relative_to(tmp_path).as_posix() for f in files]
     assert record["cueImg"] in names and not any("counterfactual" in n for n in names)
     assert record["cueImg"].endswith(f"{record['id']}_cue.png")

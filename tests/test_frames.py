@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from foldsim import Config, Hole
 from foldsim.cli import app
+from foldsim.families.mentalblackboard import SHEET
 from foldsim.render import baseline
 from foldsim.render.animation import (REFERENCE_FRAMES, AnimationOptions, folding_frames, folding_segments,
                                       result_image, unfolding_frames, unfolding_segments)
@@ -90,7 +91,7 @@ def test_reference_cadence_counts_rates_camera_and_captions(items):
     opts = AnimationOptions.preset("reference")
     assert (opts.folding_fps, opts.unfolding_video_fps, opts.camera_elevation) == (2, 3, 90.0)
     history = items[1]  # D1-F, H1-B, R-90, two punches
-    folding, unfolding = folding_segments(history, opts), unfolding_segments(history, opts)
+    folding, unfolding = folding_segments(history, opts, sheet=SHEET), unfolding_segments(history, opts, sheet=SHEET)
     assert [len(s.progress) for s in folding] == [7, 7, 6, 2 + 3]
     assert list(folding[-1].holes_open) == [1, 2, 2, 2, 2]  # one punch per frame, then the punched sheet
     assert [len(s.progress) for s in unfolding] == [7, 7, 1]
@@ -99,8 +100,9 @@ def test_reference_cadence_counts_rates_camera_and_captions(items):
     assert captions[0] == "Fold 1/2: diagonal top-left to bottom-right, forward"
     assert not any(CODE.search(caption) for caption in captions), captions
     smooth = AnimationOptions.preset("smooth", fps=4)
-    assert any(CODE.search(s.caption) for s in folding_segments(history, smooth))  # today's captions keep codes
-    assert not any(s.caption for s in folding_segments(history, AnimationOptions.preset("smooth", captions="none")))
+    assert any(CODE.search(s.caption) for s in folding_segments(history, smooth, sheet=SHEET))  # captions keep codes
+    quiet = AnimationOptions.preset("smooth", captions="none")
+    assert not any(s.caption for s in folding_segments(history, quiet, sheet=SHEET))
 
 
 @pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # imageio's ffmpeg reader: fork + exec is safe
@@ -126,12 +128,12 @@ def test_fast_renderer_draws_what_the_per_frame_rebuild_drew(cadence, items):
     opts = AnimationOptions.preset(cadence, width=96, height=72, fps=2, unfolding_fps=2)
     for history in items if cadence == "smooth" else items[1:]:
         for new, old in ((folding_frames, baseline.folding_frames), (unfolding_frames, baseline.unfolding_frames)):
-            fast, rebuilt = list(new(history, opts)), list(old(history, opts))
+            fast, rebuilt = list(new(history, opts, sheet=SHEET)), list(old(history, opts, sheet=SHEET))
             assert len(fast) == len(rebuilt) > 0
             differences = [np.abs(a.astype(int) - b.astype(int)).mean() for a, b in zip(fast, rebuilt)]
             assert max(differences) < PIXEL_BOUND, (history.config.id, new.__name__, max(differences))
-        image = np.asarray(result_image(history, opts), int)
-        former = np.asarray(baseline.labelled(baseline.result_frame(history, opts), opts), int)
+        image = np.asarray(result_image(history, opts, sheet=SHEET), int)
+        former = np.asarray(baseline.labelled(baseline.result_frame(history, opts, sheet=SHEET), opts, sheet=SHEET), int)
         assert np.abs(image - former).mean() < PIXEL_BOUND
         assert sum(1 for _ in fast) and len(set(map(bytes, fast))) > 1  # frames move: the test can fail
 

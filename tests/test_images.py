@@ -10,9 +10,9 @@ import pytest
 from PIL import Image
 
 from foldsim import Config, Hole, InputError
+from foldsim.families.mentalblackboard import SHEET
 from foldsim.holes import SHAPES, SIZES
 from foldsim.render.images import (
-    CENTROIDS,
     ImageStyle,
     numbered_sheet_image,
     pixel_of,
@@ -26,6 +26,7 @@ from foldsim.render.shapes import SIZE_SCALE, fan_triangles, hole_polygons
 from foldsim.trace import trace
 
 BLACK, WHITE, GREEN = (0, 0, 0), (255, 255, 255), (0, 128, 0)
+CENTROIDS = SHEET.centroids
 NAMES_161 = ["PFHP_161_fold_0_initial.png", "PFHP_161_fold_1_diagonal_topRight_to_bottomLeft.png",
              "PFHP_161_punching_holes.png", "PFHP_161_result_holes.png"]
 
@@ -38,7 +39,7 @@ def pfhp_161():
 
 @pytest.fixture(scope="module")
 def images_161(pfhp_161):
-    return dict(step_images(pfhp_161))
+    return dict(step_images(pfhp_161, sheet=SHEET))
 
 
 def colour_at(image: Image.Image, point) -> tuple[int, int, int]:
@@ -152,7 +153,7 @@ def test_image_hole_orientation(quarter):
     """A triangle's base corner is green and the point mirrored to the apex side is white, turned
     counter-clockwise by the direction, through the whole pixel pipeline (y flips)."""
     s = SIZE_SCALE["large"]
-    image = state_image(np.ones(32, dtype=bool), (Hole.make("triangle", "large", 90 * quarter, 14),))
+    image = state_image(np.ones(32, dtype=bool), (Hole.make("triangle", "large", 90 * quarter, 14),), sheet=SHEET)
     turn = np.linalg.matrix_power(np.array([[0, -1], [1, 0]]), quarter)  # quarter turns, y up
     centre = CENTROIDS[13]
     assert colour_at(image, centre + turn @ (0.6 * s, -0.8 * s)) == GREEN
@@ -161,7 +162,7 @@ def test_image_hole_orientation(quarter):
 
 def test_every_shape_draws_green_near_its_centre():
     holes = tuple(Hole.make(shape, "small", 0, 1 + 3 * i) for i, shape in enumerate(SHAPES))
-    pixels = np.asarray(state_image(np.ones(32, dtype=bool), holes))
+    pixels = np.asarray(state_image(np.ones(32, dtype=bool), holes, sheet=SHEET))
     for hole in holes:
         x, y = (int(v) for v in pixel_of(CENTROIDS[hole.location - 1]))
         window = pixels[y - 8 : y + 9, x - 8 : x + 9].reshape(-1, 3)
@@ -174,18 +175,18 @@ def test_legend_has_one_icon_per_hole_shape(images_161):
 
     assert legend_green(images_161[NAMES_161[0]]) == 0
     assert legend_green(images_161[NAMES_161[2]]) > 0
-    one = state_image(np.ones(32, dtype=bool), (Hole.make("star", "large", 0, 1),))
+    one = state_image(np.ones(32, dtype=bool), (Hole.make("star", "large", 0, 1),), sheet=SHEET)
     assert 0 < legend_green(one) < legend_green(images_161[NAMES_161[2]])
 
 
 def test_images_are_deterministic(pfhp_161, images_161):
-    again = dict(step_images(pfhp_161))
+    again = dict(step_images(pfhp_161, sheet=SHEET))
     for name, image in images_161.items():
         assert png_bytes(image) == png_bytes(again[name])
 
 
 def test_write_images_paths_and_bytes(pfhp_161, images_161, tmp_path):
-    paths = write_images(pfhp_161, tmp_path, "PFHP_161")
+    paths = write_images(pfhp_161, tmp_path, "PFHP_161", sheet=SHEET)
     folder = tmp_path / "img_text_outputs" / "PFHP_161" / "img"
     assert paths == [folder / name for name in NAMES_161]
     assert sorted(p.name for p in folder.iterdir()) == sorted(NAMES_161)  # no temp files left
@@ -194,7 +195,7 @@ def test_write_images_paths_and_bytes(pfhp_161, images_161, tmp_path):
 
 
 def test_rotation_images_are_named_by_their_json_fold_type():
-    names = [name for name, _ in step_images(trace(Config.from_codes("D1-F,R-90,H2-B", id="R1")))]
+    names = [name for name, _ in step_images(trace(Config.from_codes("D1-F,R-90,H2-B", id="R1")), sheet=SHEET)]
     assert names == ["R1_fold_0_initial.png", "R1_fold_1_diagonal_topLeft_to_bottomRight.png",
                      "R1_fold_2_rotation-90.png", "R1_fold_3_horizontal_bottom_to_top.png",
                      "R1_punching_holes.png", "R1_result_holes.png"]
@@ -202,12 +203,12 @@ def test_rotation_images_are_named_by_their_json_fold_type():
 
 def test_unrealizable_item_is_an_error():
     with pytest.raises(InputError, match=r"^BAD_2: cannot render: fold D1-F \(action 2\)"):
-        step_images(trace(Config.from_codes("H1-F,D1-F", id="BAD_2")))
+        step_images(trace(Config.from_codes("H1-F,D1-F", id="BAD_2")), sheet=SHEET)
 
 
 def test_custom_size():
     style = ImageStyle(width=450, height=375, supersample=2)
-    image = state_image(np.zeros(32, dtype=bool), (), style)
+    image = state_image(np.zeros(32, dtype=bool), (), style, sheet=SHEET)
     assert image.size == (450, 375)
     x, y = pixel_of(CENTROIDS[5], style)
     assert image.getpixel((int(x), int(y))) == BLACK
@@ -216,7 +217,7 @@ def test_custom_size():
 # --- numbered sheet -------------------------------------------------------------------------------
 
 def test_numbered_sheet_has_32_distinct_labels(tmp_path):
-    image = numbered_sheet_image()
+    image = numbered_sheet_image(sheet=SHEET)
     pixels = np.asarray(image.convert("L"))
     size = image.width
     scale = size / 4.5  # the sheet spans 4 units plus a 0.25 unit margin each side
@@ -227,6 +228,6 @@ def test_numbered_sheet_has_32_distinct_labels(tmp_path):
         assert (crop < 128).sum() > 10, f"no label at triangle {t + 1}"
         crops.append(crop < 128)
     assert len({c.tobytes() for c in crops}) == 32
-    path = write_numbered_sheet(tmp_path / "paper_structure.png")
+    path = write_numbered_sheet(tmp_path / "paper_structure.png", sheet=SHEET)
     assert path.read_bytes() == png_bytes(image)
     assert Image.open(io.BytesIO(path.read_bytes())).size == (600, 600)

@@ -21,6 +21,7 @@ from foldsim.eval.prompts import (
     MODALITIES, ItemError, TemplateError, Templates, build_messages, dataset_prompts, load_prompt, step_image_sources,
 )
 from foldsim.eval.requests import PROVIDERS, TAKES_VIDEO, write_requests
+from foldsim.families.mentalblackboard import SHEET
 from foldsim.render.images import ImageStyle, step_image_names, write_images
 from foldsim.render.text import write_text
 from foldsim.trace import trace
@@ -53,9 +54,9 @@ def make_dataset(root: Path, dataset: str, *, images: bool = True, text: bool = 
     for record in records:
         history = trace(record)
         if text:
-            write_text(history, root, record["id"])
+            write_text(history, root, record["id"], sheet=SHEET)
         if images:
-            write_images(history, root, record["id"], SMALL_IMAGES)
+            write_images(history, root, record["id"], SMALL_IMAGES, sheet=SHEET)
     return path, records
 
 

@@ -327,13 +327,14 @@ def test_max_items_bounds_the_browser_not_the_metrics(small, tmp_path):
 def test_browser_finds_dataset_media_and_marks_a_mismatch(small, generalization_file, tmp_path):
     from foldsim.render.images import write_images
     from foldsim.eval.report.media import DRAWN_STYLE
+    from foldsim.families.mentalblackboard import SHEET
     from foldsim.trace import trace
 
     records = copy.deepcopy(small["records"][:3])
     records[1]["resultHoles"][0]["location"] = records[1]["resultHoles"][0]["location"] % 32 + 1
     records[2]["resultImg"] = "../../outside.png"  # never read: outside the dataset folder
     folder = tmp_path / "data"
-    write_images(trace(records[0]), folder, records[0]["id"], DRAWN_STYLE)
+    write_images(trace(records[0]), folder, records[0]["id"], DRAWN_STYLE, sheet=SHEET)
     (folder / "PFHP_Prediction_Data.json").write_text(json.dumps(records))
     (tmp_path / "outside.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     data = write_browser(folder / "PFHP_Prediction_Data.json", tmp_path / "browse", draw_limit=1)

@@ -171,11 +171,11 @@ def test_an_output_failing_mid_run_stops_with_one_line_and_keeps_the_finished_it
     calls = []
     real = media.write_text
 
-    def fills_up(history, out_dir, item_id):
+    def fills_up(history, out_dir, item_id, **kwargs):
         calls.append(item_id)
         if len(calls) == 3:
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real(history, out_dir, item_id)
+        return real(history, out_dir, item_id, **kwargs)
 
     monkeypatch.setattr(media, "write_text", fills_up)
     result = generate(tmp_path, 6)

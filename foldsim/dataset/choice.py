@@ -27,6 +27,7 @@ import numpy as np
 from ..codes import action_code, code_of_entry, entry_of_code
 from ..config import Config
 from ..errors import InputError
+from ..families.mentalblackboard import SHEET
 from ..tasks import CHOICE_TASKS
 from .. import kernels as K
 from ..kernels import actions as A
@@ -296,7 +297,7 @@ def cue_grids(chosen: Sequence[Chosen]) -> list[dict[str, str]]:
     if len(rows):
         outcome = D.run_variants(rows)
         for v, (i, kind) in enumerate(zip(rows.item, rows.model)):
-            grids[i][kind] = grid_text(grid_chars(outcome.layers[v] > 0))
+            grids[i][kind] = grid_text(grid_chars(outcome.layers[v] > 0), sheet=SHEET)
             grids[i][f"{kind}_codes"] = codes_of(rows.actions[v])
     return grids
 
@@ -363,8 +364,8 @@ def prompt_texts(record: dict, papers) -> dict[str, str]:
     codes and grids) and `cueText` (the cue's grid, "" without a cue). None of them holds an
     error model or the answer."""
     if record["taskType"] == "PlanChoice":
-        return {"optionsText": plan_options_text(record, papers)}
-    return {"optionsText": options_text(record), "cueText": cue_text(record.get("cue"))}
+        return {"optionsText": plan_options_text(record, papers, sheet=SHEET)}
+    return {"optionsText": options_text(record, sheet=SHEET), "cueText": cue_text(record.get("cue"))}
 
 
 def plan_option_papers(chosen: Sequence[Chosen], configs: Sequence[Config]) -> dict[str, list[list[np.ndarray]]]:

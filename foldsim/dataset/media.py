@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from ..errors import InputError
+from ..families.mentalblackboard import SHEET
 from ..io import atomic_write_json
 from ..progress import counting_bar
 from ..render.images import write_images, write_numbered_sheet
@@ -400,18 +401,18 @@ def render_item(record: dict, out_dir: str, todo: Sequence[str], request: MediaR
             if modality == "frames":
                 raise InputError("frames are not drawn for choice tasks (their videos show no unfolding)",
                                  item=item_id)
-            written[modality] = render_choice_media(record, root, (modality,), opts)
+            written[modality] = render_choice_media(record, root, (modality,), opts, sheet=SHEET)
     else:
         history = trace(record)
         if "text" in todo:
-            written["text"] = write_text(history, root, item_id)
+            written["text"] = write_text(history, root, item_id, sheet=SHEET)
         if "images" in todo:
-            written["images"] = write_images(history, root, item_id)
+            written["images"] = write_images(history, root, item_id, sheet=SHEET)
         animated = [m for m in ANIMATED if m in todo]
         if animated:
             from ..render.animation import write_media  # imported on use: it starts pyrender/EGL
 
-            paths = write_media(history, root, item_id, request.animation_options(),
+            paths = write_media(history, root, item_id, request.animation_options(), sheet=SHEET,
                                 video="video" in animated, frames="frames" in animated)
             if "video" in animated:
                 written["video"] = [paths["folding"], paths["unfolding"], paths["result"]]
@@ -426,7 +427,7 @@ def render_item(record: dict, out_dir: str, todo: Sequence[str], request: MediaR
 def write_sheet(out_dir: str | Path) -> Path:
     """The numbered sheet (`paper_structure.png`), rewritten atomically by every run (it is small and
     deterministic, so a damaged copy never survives a run)."""
-    return write_numbered_sheet(Path(out_dir) / SHEET_FILE)
+    return write_numbered_sheet(Path(out_dir) / SHEET_FILE, sheet=SHEET)
 
 
 # -- the output folder ----------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import InputError
+from ...families.mentalblackboard import SHEET
 from ...io import atomic_write_bytes
 from ...render.images import ImageStyle, image_dir, png_bytes, step_images
 from ...render.text import steps_text, text_dir
@@ -126,8 +127,9 @@ def drawn_media(record: object, item_id: str) -> list[Medium]:
     for an item the simulator cannot draw."""
     history = trace(record)
     media = [Medium(_step_caption(name, item_id), "image", name, data=png_bytes(image), step=True)
-             for name, image in step_images(history, item_id, DRAWN_STYLE)]
-    media.append(Medium("text grids", "text", f"{item_id}_textual_steps.txt", data=steps_text(history).encode()))
+             for name, image in step_images(history, item_id, DRAWN_STYLE, sheet=SHEET)]
+    media.append(Medium("text grids", "text", f"{item_id}_textual_steps.txt",
+                        data=steps_text(history, sheet=SHEET).encode()))
     return media
 
 

@@ -13,6 +13,7 @@ from html import escape
 from importlib.resources import files
 
 from ...errors import InputError
+from ...families.mentalblackboard import SHEET
 from ...holes import parse_holes
 from ..verify import CORRECT, REASONS
 from .build import GROUPINGS, HOLES_TASK, VERDICTS, AnswerView, ItemView, ReportData, truth_marks
@@ -215,7 +216,7 @@ def panel(title: str, marks: Sequence[Mark] | None, extra: str = "", *, css: str
         cols, rows = item.sheet
         drawing = f"{grid_svg(marks, cols, rows, title, cells=item.cells)}{_off_sheet(marks, cols, rows)}"
     else:
-        drawing = f"{sheet_svg(marks, title)}{_unplaced(marks)}" if marks is not None else ""
+        drawing = f"{sheet_svg(marks, title, sheet=SHEET)}{_unplaced(marks)}" if marks is not None else ""
     return f'<figure class="panel {css}"{attrs}><figcaption>{title}</figcaption>{drawing}{extra}</figure>'
 
 
@@ -455,7 +456,7 @@ def page_html(data: ReportData, sink, *, draw_limit: int, advance: Callable[[int
               else legend_html(("truth",), truth="result") if data.task == HOLES_TASK
               else legend_html(("match", "missing", "extra", "direction")) if data.has_answers
               else legend_html(("truth", "match", "missing", "extra", "direction"), truth="record", answer="simulation"))
-    body = (f'{definitions(glyphs_used(marks) | {("star", "large", 0)})}'
+    body = (f'{definitions(glyphs_used(marks) | {("star", "large", 0)}, sheet=SHEET)}'
             f'<header class="top"><h1>{escape(title)}</h1><p>{summary}</p></header>{notes_html}{headline}{plots}'
             f'<section id="browser"><h2>Items</h2>{legend}{controls_html(data)}'
             f'<div id="items"></div><div class="pager bottom"></div><div id="item-store" hidden>{"".join(cards)}</div></section>')

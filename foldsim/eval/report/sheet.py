@@ -1,11 +1,12 @@
 """Answer-versus-truth drawings of the numbered sheet, as inline SVG.
 
-Every sheet in a page is the same 32 numbered triangles and every hole one of a few glyphs (shape,
-size, direction class), so both are defined once per page (`definitions`) and each drawing is a few
-`<use>` references (`sheet_svg`): a page of hundreds of items stays small and crisp at any zoom,
-and the colours of the marks come from the page's CSS classes (`mk-<kind>`), with a legend. The
-geometry is the renderer's own (foldsim.render.images triangles and centroids, foldsim.render.shapes
-outlines), so a drawn answer lies exactly where the 2-D step images put that hole.
+Every sheet in a page is the same numbered triangles (MentalBlackboard's 32, the `TriangleSheet` the
+page passes in) and every hole one of a few glyphs (shape, size, direction class), so both are
+defined once per page (`definitions`) and each drawing is a few `<use>` references (`sheet_svg`): a
+page of hundreds of items stays small and crisp at any zoom, and the colours of the marks come from
+the page's CSS classes (`mk-<kind>`), with a legend. The geometry is the renderer's own (the sheet's
+triangles and centroids, foldsim.render.shapes outlines), so a drawn answer lies exactly where the
+2-D step images put that hole.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from html import escape
 
 from ...holes import SHAPE_PERIOD, SIZES
-from ...render.images import CENTROIDS, TRIANGLES
+from ...mesh import TriangleSheet
 from ...render.shapes import hole_polygons
 
 #: mark kinds, in legend order, with their legend text
@@ -26,9 +27,8 @@ MARK_KINDS = {
     "direction": "wrong direction (the {answer}'s glyph; the {truth}'s outline dashed)",
     "truth": "{truth} hole",
 }
-#: the view box around the sheet ([-2, 2]^2 in sheet units, y flipped for SVG)
+#: room around the sheet in its view box, sheet units
 MARGIN = 0.08
-VIEW_BOX = f"{-2 - MARGIN:g} {-2 - MARGIN:g} {4 + 2 * MARGIN:g} {4 + 2 * MARGIN:g}"
 #: the glyph drawn for a hole whose shape or size the answer gave in unknown words
 FALLBACK_SHAPE, FALLBACK_SIZE = "circle", "small"
 
@@ -87,10 +87,17 @@ def glyphs_used(marks: Iterable[Mark]) -> set[tuple[str, str, int]]:
     return used
 
 
-def definitions(glyphs: Iterable[tuple[str, str, int]]) -> str:
-    """One hidden SVG holding the numbered sheet and every glyph the page uses (centred at 0, 0)."""
-    triangles = "".join(f'<polygon points="{_points(t)}"/>' for t in TRIANGLES)
-    numbers = "".join(f'<text x="{_number(x)}" y="{_number(-y)}">{i + 1}</text>' for i, (x, y) in enumerate(CENTROIDS))
+def view_box(sheet: TriangleSheet) -> str:
+    """The SVG view box around the centred sheet (y flipped for SVG), MARGIN to spare."""
+    half_w, half_h = sheet.cols / 2, sheet.rows / 2
+    return f"{-half_w - MARGIN:g} {-half_h - MARGIN:g} {sheet.cols + 2 * MARGIN:g} {sheet.rows + 2 * MARGIN:g}"
+
+
+def definitions(glyphs: Iterable[tuple[str, str, int]], *, sheet: TriangleSheet) -> str:
+    """One hidden SVG holding the numbered `sheet` and every glyph the page uses (centred at 0, 0)."""
+    triangles = "".join(f'<polygon points="{_points(t)}"/>' for t in sheet.triangles)
+    numbers = "".join(f'<text x="{_number(x)}" y="{_number(-y)}">{i + 1}</text>'
+                      for i, (x, y) in enumerate(sheet.centroids))
     parts = [f'<g id="fs-sheet"><g class="fs-paper">{triangles}</g><g class="fs-ids">{numbers}</g></g>']
     for shape, size, quarter in sorted(set(glyphs) | {glyph_of(FALLBACK_SHAPE, FALLBACK_SIZE, 0)}):
         polygons = "".join(f'<polygon points="{_points(p)}"/>' for p in hole_polygons(shape, size, quarter))
@@ -98,24 +105,26 @@ def definitions(glyphs: Iterable[tuple[str, str, int]]) -> str:
     return f'<svg class="fs-defs" aria-hidden="true" width="0" height="0"><defs>{"".join(parts)}</defs></svg>'
 
 
-def _use(shape: str, size: str, quarter: int | None, location: int, css: str, title: str = "") -> str:
+def _use(sheet: TriangleSheet, shape: str, size: str, quarter: int | None, location: int, css: str,
+         title: str = "") -> str:
     shape, size, quarter = glyph_of(shape, size, quarter)
-    x, y = CENTROIDS[location - 1]
+    x, y = sheet.centroids[location - 1]
     tip = f"<title>{escape(title)}</title>" if title else ""
     return f'<use href="#{glyph_id(shape, size, quarter)}" x="{_number(x)}" y="{_number(-y)}" class="{css}">{tip}</use>'
 
 
-def sheet_svg(marks: Sequence[Mark], label: str = "") -> str:
-    """The numbered sheet with every mark that has a location (the caller lists the others)."""
+def sheet_svg(marks: Sequence[Mark], label: str = "", *, sheet: TriangleSheet) -> str:
+    """The numbered `sheet` (as `definitions` drew it) with every mark that has a location (the
+    caller lists the others)."""
     body = ['<use href="#fs-sheet"/>']
     for mark in marks:
-        if mark.location is None or not 1 <= mark.location <= len(CENTROIDS):
+        if mark.location is None or not 1 <= mark.location <= sheet.n_triangles:
             continue
         if mark.kind == "direction" and mark.truth_quarter is not None:
-            body.append(_use(mark.shape, mark.size, mark.truth_quarter, mark.location, "mk mk-outline"))
-        body.append(_use(mark.shape, mark.size, mark.quarter, mark.location, f"mk mk-{mark.kind}", mark.title))
+            body.append(_use(sheet, mark.shape, mark.size, mark.truth_quarter, mark.location, "mk mk-outline"))
+        body.append(_use(sheet, mark.shape, mark.size, mark.quarter, mark.location, f"mk mk-{mark.kind}", mark.title))
     aria = f' aria-label="{escape(label)}"' if label else ""
-    return f'<svg class="sheet" viewBox="{VIEW_BOX}" role="img"{aria}>{"".join(body)}</svg>'
+    return f'<svg class="sheet" viewBox="{view_box(sheet)}" role="img"{aria}>{"".join(body)}</svg>'
 
 
 def legend_html(kinds: Iterable[str] = ("match", "missing", "extra", "direction"), *, truth: str = "truth",
