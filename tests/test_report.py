@@ -559,7 +559,7 @@ def make_holes(folder: Path) -> dict:
     """Two generated items per family in one dataset file (records only; the fold steps image of each
     family's first item drawn, the others have none), a perfect answers file and a perturbed one: a
     hole dropped and one added, a hole moved, decimals within the tolerance, an unreadable answer."""
-    from foldsim.families.media import item_images
+    from foldsim.families.media import item_images, media_fields
     from foldsim.families.open import answer_pairs
 
     records = []
@@ -569,8 +569,10 @@ def make_holes(folder: Path) -> dict:
                   str(folder / name), "--no-media"])
         assert stop.value.code == 0
         generated = json.loads((folder / name / f"{name}_items.json").read_text())
-        steps = item_images(generated[0])[generated[0]["stepsImg"]]
-        (folder / generated[0]["stepsImg"]).write_bytes(steps)
+        assert "stepsImg" not in generated[0]  # --no-media: the records name no image (issue 18)
+        first = generated[0]
+        first["stepsImg"] = media_fields(name, first["id"], [o["label"] for o in first["options"]])["stepsImg"]
+        (folder / first["stepsImg"]).write_bytes(item_images(first)[first["stepsImg"]])  # drawn now: named
         records += generated
     dataset = folder / "families_items.json"
     dataset.write_text(json.dumps(records))
