@@ -148,8 +148,8 @@ class Family:
         (`backend`, `address`). The items file names an image only where the item's verified
         manifest lists it (`listed_images`). Returns ({items, native[, split], count, images},
         the RenderReport). A family with its own generator overrides this (MentalBlackboard)."""
-        return write_sampled_run(self, out_dir, count, seed, level, console=console, media=media, splits=splits,
-                                 workers=workers, backend=backend, address=address, first_id=first_id)
+        return _write_sampled_run(self, out_dir, count, seed, level, console=console, media=media, splits=splits,
+                                  workers=workers, backend=backend, address=address, first_id=first_id)
 
 
 def base_violations(item: SheetItem, level: Level) -> list[str]:
@@ -467,7 +467,7 @@ def write_family(fam: Family, out_dir, count: int, seed: int, level: str | None 
     return {**written, **(report.summary() if media else {})}
 
 
-def write_sampled_run(fam: Family, out_dir, count: int, seed: int, level: str | None = None, *, console=None,
+def _write_sampled_run(fam: Family, out_dir, count: int, seed: int, level: str | None = None, *, console=None,
                       media: bool = True, splits=(), workers: int = 1, backend: str = "local",
                       address: str | None = None, first_id: int = 1):
     """`Family.write_run` of a family that samples its items (`generate_family`)."""
