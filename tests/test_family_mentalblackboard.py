@@ -182,7 +182,10 @@ def test_levels_and_bad_options(tmp_path):
     cli(*ARGS[:4], 2, "--level", "hard", "--no-media", "--workers", 1, "--out", tmp_path / "hard")
     records = items(tmp_path / "hard")
     assert {r["level"] for r in records} == {"hard"} and all(r["info"]["levelScore"] >= 7 for r in records)
-    for extra, flag in ((["--level", "L1"], "--level"), (["--task", "choice"], "--task"), (["--count", "0"], "--count")):
+    task_only = ((["--cues", "none,true"], "--cues"), (["--group", "one_step"], "--group"), (["--images"], "--images"),
+                 (["--options", "4"], "--options"))
+    for extra, flag in ((["--level", "L1"], "--level"), (["--task", "choice"], "--task"), (["--count", "0"], "--count"),
+                        *task_only):
         result = cli(*ARGS, *extra, "--out", tmp_path / "bad", code=2)
         [line] = result.stderr.strip().splitlines()
         assert line.startswith(f"error: {flag}: ")

@@ -97,6 +97,14 @@ def generate(
         if task is not None:
             fail(f"--task: not used with --family (generate --family {family} writes that family's multiple-choice "
                  "items; --task writes a MentalBlackboard task)")
+        task_only = {"--group": group, "--attribute": attribute, "--allow-odd-totals": allow_odd_totals or None,
+                     "--options": options_per_item, "--distractors": distractors, "--similarity": similarity,
+                     "--cues": cues, "--video": video or None, "--images": images or None, "--text": text or None,
+                     "--frames": frames or None}
+        given = [name for name, value in task_only.items() if value is not None]
+        if given:
+            fail(f"{given[0]}: not used with --family (a family's items are drawn by its own rules, in its own "
+                 "images; --no-media leaves them out; --task takes these options)")
         generate_family_command(family, level, count, seed, out_dir, first_id, as_json, splits=splits,
                                 media=not no_media, workers=_worker_count(workers), backend=backend,
                                 address=address)
