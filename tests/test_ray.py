@@ -111,3 +111,27 @@ def test_missing_ray_is_one_line_before_any_work(tmp_path, monkeypatch):
     assert result.stderr.strip().splitlines() == [
         "error: --backend: Ray is not installed; install it with: pip install 'foldsim[ray]'"]
     assert not (tmp_path / "out").exists()
+
+
+def test_an_unreachable_cluster_is_one_line_at_once(tmp_path):
+    """Nothing listening at --address: one line naming it (exit 2) after a TCP try, not Ray's minutes
+    of retries. The CLI in a fresh process, so the module's local Ray instance is not the one reached."""
+    import socket
+    import subprocess
+
+    from foldsim.dataset.backends import check_reachable
+    from foldsim.errors import InputError
+
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"127.0.0.1:{port}"
+    result = subprocess.run([sys.executable, "-m", "foldsim", *ARGS, "--out", str(tmp_path / "out"), "--backend",
+                             "ray", "--address", address], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: --address: cannot reach the Ray cluster at {address}: ")
+    for bad, words in ((f"ray://{address}", "cannot reach"), ("127.0.0.1:http", "is not HOST:PORT")):
+        with pytest.raises(InputError, match=words):
+            check_reachable(bad)
+    check_reachable("auto")  # left to Ray

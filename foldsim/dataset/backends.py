@@ -39,6 +39,31 @@ def require_ray():
     return ray
 
 
+#: seconds to wait for a TCP answer from a cluster address before asking Ray (which retries for minutes)
+CONNECT_TIMEOUT_S = 5.0
+
+
+def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """An InputError naming --address, at once, when nothing answers at a HOST:PORT or
+    ray://HOST:PORT address: `ray.init` would otherwise retry for minutes before failing. `auto`
+    (the local node's cluster, found by Ray itself) is left to Ray."""
+    import socket
+
+    target = address.removeprefix("ray://")
+    if address == "auto" or ":" not in target:
+        return
+    host, _, port = target.rpartition(":")
+    try:
+        number = int(port)
+    except ValueError:
+        raise InputError(f"{address!r} is not HOST:PORT, ray://HOST:PORT or auto", field="--address") from None
+    try:
+        with socket.create_connection((host.strip("[]"), number), timeout=timeout):
+            pass
+    except OSError as error:
+        raise InputError(f"cannot reach the Ray cluster at {address}: {error.strerror or error}", field="--address") from None
+
+
 def start_ray(ray, address: str | None, workers: int) -> bool:
     """Connect to the cluster at `address`, or start a local instance with `workers` CPUs; returns
     whether this call started (and so must stop) it. Ray's own logging is kept to errors."""
@@ -48,9 +73,12 @@ def start_ray(ray, address: str | None, workers: int) -> bool:
         with warnings.catch_warnings():  # JAX warns on any fork; Ray starts its processes by fork + exec
             warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
             if address:
+                check_reachable(address)
                 ray.init(address=address, logging_level="ERROR", log_to_driver=False)
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    except InputError:
+        raise
     except Exception as error:  # Ray raises ConnectionError, RuntimeError, ValueError ... for a bad address
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"
         message = " ".join(str(error).split())[:200]
