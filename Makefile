@@ -17,14 +17,15 @@ install: $(STAMP)
 demo: $(STAMP)
 	PYOPENGL_PLATFORM=egl $(BIN)/python -m examples.demo
 
-# the report's browser tests drive Debian's chromium: installed here when missing, best-effort (without
+# one pytest worker per core (pytest-xdist), each test file on one worker (its module fixtures, e.g. a
+# local Ray instance, started once); the report's browser tests drive Debian's chromium: installed here when missing, best-effort (without
 # apt or root the tests skip themselves and say why; the target never fails for it)
 test: $(STAMP)
 	@command -v chromium >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \
 		(apt-get install -y -q chromium >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && \
 		 apt-get install -y -q chromium >/dev/null 2>&1))) || echo "chromium not installed: the browser tests will skip"
 	npm ci --prefix tests/node --no-audit --no-fund --loglevel=error  # FOLD readers for tests/test_foldfile.py (needs Node.js)
-	PYOPENGL_PLATFORM=egl $(BIN)/python -m pytest -q -m "not slow"
+	PYOPENGL_PLATFORM=egl $(BIN)/python -m pytest -q -m "not slow" -n auto --dist loadfile
 
 # the fuzz tests with at least 10,000 examples each, and the long runs `make test` leaves out (`slow`:
 # 200 items of every family level, the exact reference on a sample of the physical space)
