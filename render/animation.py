@@ -45,6 +45,7 @@ from ..kernels import actions as A
 from ..kernels import motion as M
 from ..mesh import QUARTER_ROTATIONS, TriangleSheet
 from ..trace import Trace
+from . import shaders
 from .images import png_bytes
 # pyrender via scene: it sets up EGL first
 from .scene import (CREASE_LIFT, CREASE_RADIUS, Cut, HoleState, Look, SheetGeometry, SheetRenderer, hole_cuts,
@@ -419,14 +420,16 @@ def segment_looks(segments: Sequence[Segment], cuts: list[Cut], opts: AnimationO
                        geometry=segments[0].geometry)
 
 
-def sheet_renderer(segments: Sequence[Segment], opts: AnimationOptions) -> SheetRenderer:
+def sheet_renderer(segments: Sequence[Segment], opts: AnimationOptions, *,
+                   fragment: str = shaders.FRAGMENT) -> SheetRenderer:
     """The renderer of an item's segments, on their mesh; a general mesh's crease rod (no radius of
-    its own) is as thick, relative to the camera distance, as MentalBlackboard's."""
+    its own) is as thick, relative to the camera distance, as MentalBlackboard's. `fragment`: the
+    fragment shader variant (`SheetRenderer`; `shaders.PAINTED_FRAGMENT` for a family look's paint)."""
     geometry = segments[0].geometry
     radius = geometry.crease_radius
     if radius is None:
         radius = CREASE_RADIUS * opts.camera_distance / AnimationOptions.camera_distance
-    return SheetRenderer(opts, geometry, radius)
+    return SheetRenderer(opts, geometry, radius, fragment=fragment)
 
 
 def render_segments(segments: Sequence[Segment], cuts: list[Cut], opts: AnimationOptions) -> Iterator[np.ndarray]:

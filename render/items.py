@@ -24,23 +24,18 @@ and flips turn about the origin, so one cell is one unit as in MentalBlackboard'
   colours, the paper painted by a colour texture that rides on it (grid lines on a grid family's
   cells, the sheet's outline, every hole a filled circle of the family's size and colour on every
   layer the punch went through, as the family's own pictures draw holes), through a renderer whose
-  fragment shader multiplies the lit paper colour by that texture (`PaintedRenderer`).
+  fragment shader multiplies the lit paper colour by that texture (`shaders.PAINTED_FRAGMENT`, the
+  `SheetRenderer`'s `fragment`, see `ItemMedia.renderer`).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
-
-os.environ.setdefault("PYOPENGL_PLATFORM", "egl")  # headless: must precede the first pyrender import
-
-import pyrender  # noqa: E402
-from pyrender.constants import GLTF  # noqa: E402
 
 from ..engine import ItemTrace
 from ..errors import InputError
@@ -55,8 +50,7 @@ from .images import png_bytes
 from .item_geometry import (after, crease_pieces, extent, item_cuts, item_trace, line_words, moving_side,
                             result_hole_count, view_transforms)
 from .item_images import FAMILY_LOOKS, FamilyLook, family_unit
-from .scene import (CREASE_RADIUS, MASK_CUTOFF, HoleState, Look, SheetGeometry, SheetRenderer, _material,
-                    hole_mask)
+from .scene import HoleState, Look, SheetGeometry, SheetRenderer, hole_mask, textured_materials
 from .shapes import Cut
 
 # -- geometry of the pictures ------------------------------------------------------------------------
@@ -239,12 +233,10 @@ def painted_looks(segments: Sequence[Segment], cuts: list[Cut], opts: AnimationO
     geometry = segments[0].geometry
     base = paper_paint(trace, geometry, look)
     hole = _tint(look.hole_colour, look)
-    clamp = pyrender.Sampler(wrapS=GLTF.CLAMP_TO_EDGE, wrapT=GLTF.CLAMP_TO_EDGE)
 
     def materials(paint: np.ndarray) -> Look:
         rgba = np.dstack([np.round(paint * 255).astype(np.uint8), np.full(paint.shape[:2], 255, np.uint8)])
-        texture = pyrender.Texture(source=rgba, source_channels="RGBA", sampler=clamp)
-        return _material(opts.front_colour, holes=texture), _material(opts.back_colour, holes=texture)
+        return textured_materials(rgba, opts, "RGBA")
 
     looks: dict[HoleState, Look] = {}
     plain: Look | None = None
@@ -257,42 +249,6 @@ def painted_looks(segments: Sequence[Segment], cuts: list[Cut], opts: AnimationO
             plain = plain or materials(base)
             looks[opened, growth] = plain
     return looks
-
-
-_PAINT_LINES = (  # the fast fragment shader's lines and what the painted one has instead
-    ("    float alpha = material.base_color_factor.a;\n",
-     "    float alpha = material.base_color_factor.a;\n    vec3 paint = vec3(1.0);\n"),
-    ("    alpha *= texture(material.base_color_texture, uv_0).r;  // the hole mask, in the red channel\n",
-     "    vec4 texel = texture(material.base_color_texture, uv_0);\n    paint = texel.rgb;\n    alpha *= texel.a;\n"),
-    ("    frag_color = vec4(lit, clamp(alpha, 0.0, 1.0));\n",
-     "    frag_color = vec4(lit * paint, clamp(alpha, 0.0, 1.0));\n"),
-)
-
-
-def painted_fragment() -> str:
-    """render/shaders.py's fragment shader with the paper's colour multiplied by the texture's RGB
-    (alpha still cuts): the same lighting, so bare paper in a family look is lit as any paper."""
-    text = shaders.FRAGMENT
-    for old, new in _PAINT_LINES:
-        if text.count(old) != 1:
-            raise RuntimeError("render/shaders.py's FRAGMENT changed: cannot paint the family looks' paper")
-        text = text.replace(old, new)
-    return text.replace("MASK_CUTOFF", repr(MASK_CUTOFF))
-
-
-class PaintedRenderer(SheetRenderer):
-    """The sheet renderer with `painted_fragment` (compiled lazily, at the first frame, so replacing
-    the file after the renderer has set up its shader folder is enough)."""
-
-    def __enter__(self) -> "PaintedRenderer":
-        super().__enter__()
-        (Path(self._shader_dir.name) / "mesh.frag").write_text(painted_fragment())
-        return self
-
-
-def painted_renderer(segments: Sequence[Segment], opts: AnimationOptions) -> PaintedRenderer:
-    """As `animation.sheet_renderer` for a general mesh, painted."""
-    return PaintedRenderer(opts, segments[0].geometry, CREASE_RADIUS * opts.camera_distance / AnimationOptions.camera_distance)
 
 
 # -- frames and files -------------------------------------------------------------------------------
@@ -335,8 +291,10 @@ class ItemMedia:
         return painted_looks(chosen, self.cuts, self.opts, self.look, self.trace)
 
     def renderer(self, segments: Sequence[Segment]) -> SheetRenderer:
-        """The renderer of these segments: the fast one, painted in a family look."""
-        return sheet_renderer(segments, self.opts) if self.look is None else painted_renderer(segments, self.opts)
+        """The renderer of these segments (not entered): the fast one, with the painted fragment
+        shader in a family look (`looks` are then RGBA paint textures)."""
+        fragment = shaders.FRAGMENT if self.look is None else shaders.PAINTED_FRAGMENT
+        return sheet_renderer(segments, self.opts, fragment=fragment)
 
     def frames(self, segments: Sequence[Segment]) -> Iterator[np.ndarray]:
         looks = self.looks(segments)
@@ -446,6 +404,6 @@ def render_item_video(item, out_dir: str | Path, opts: AnimationOptions = Animat
     return write_item_media(item, out_dir, opts, item_name=item_name, video=True, look=look)
 
 
-__all__ = ["ItemMedia", "LOOK_CHOICES", "PaintedRenderer", "after", "item_folding_frames", "item_folding_segments",
+__all__ = ["ItemMedia", "LOOK_CHOICES", "after", "item_folding_frames", "item_folding_segments",
            "item_geometry", "item_result_image", "item_trace", "item_unfolding_frames", "item_unfolding_segments",
            "look_of", "render_item_frame", "render_item_video", "view_transforms", "write_item_media"]

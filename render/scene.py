@@ -207,9 +207,17 @@ def paper_materials(alpha: np.ndarray | None, opts: AnimationOptions, channels: 
         source = alpha
     else:
         source = np.dstack([np.full((*alpha.shape, 3), 255, np.uint8), alpha])
+    return textured_materials(source, opts, channels)
+
+
+def textured_materials(source: np.ndarray, opts: AnimationOptions, channels: str) -> Look:
+    """Front and back materials of the paper (`opts`' colours) sharing one texture of the flat sheet,
+    `source` (uint8, first row the top edge; `channels` "R" or "RGBA"), cut where the renderer's
+    fragment shader reads an alpha under MASK_CUTOFF: the hole mask (`paper_materials`), or a
+    family look's paint whose RGB `shaders.PAINTED_FRAGMENT` multiplies the lit paper by."""
     clamp = pyrender.Sampler(wrapS=GLTF.CLAMP_TO_EDGE, wrapT=GLTF.CLAMP_TO_EDGE)  # no holes wrapping round
-    holes = pyrender.Texture(source=source, source_channels=channels, sampler=clamp)
-    return _material(opts.front_colour, holes=holes), _material(opts.back_colour, holes=holes)
+    texture = pyrender.Texture(source=source, source_channels=channels, sampler=clamp)
+    return _material(opts.front_colour, holes=texture), _material(opts.back_colour, holes=texture)
 
 
 #: which holes a frame shows: (how many initial holes are punched so far, their growth in [0, 1])
@@ -334,12 +342,13 @@ def build_scene(meshes: list[pyrender.Mesh], opts: AnimationOptions) -> pyrender
 # The fast path: one renderer, scene, set of materials and textures per item; only vertices move
 
 
-def _fast_shaders(folder: Path) -> Path:
-    """`folder` filled with pyrender's shaders, its mesh shaders replaced by `shaders.VERTEX/FRAGMENT`
-    (same uniforms and lighting as pyrender's, lit per vertex; see render/shaders.py)."""
+def _fast_shaders(folder: Path, fragment: str = shaders.FRAGMENT) -> Path:
+    """`folder` filled with pyrender's shaders, its mesh shaders replaced by `shaders.VERTEX` and
+    `fragment` (a `shaders.fragment` variant; same uniforms and lighting as pyrender's, lit per
+    vertex; see render/shaders.py)."""
     shutil.copytree(Path(pyrender.__file__).parent / "shaders", folder, dirs_exist_ok=True)
     (folder / "mesh.vert").write_text(shaders.VERTEX)
-    (folder / "mesh.frag").write_text(shaders.FRAGMENT.replace("MASK_CUTOFF", repr(MASK_CUTOFF)))
+    (folder / "mesh.frag").write_text(fragment.replace("MASK_CUTOFF", repr(MASK_CUTOFF)))
     return folder
 
 
@@ -378,11 +387,18 @@ class SheetRenderer:
     are made once and swapped, and only the colour buffer is read back.
 
     Use it as a context manager; `frame()` returns H x W x 3 uint8 (a new array per call).
+
+    `fragment`: the paper's (and crease's) fragment shader, a variant from render/shaders.py:
+    `shaders.FRAGMENT` (default; the looks' textures hold the hole mask in their red channel,
+    `paper_materials(..., channels="R")`) or `shaders.PAINTED_FRAGMENT` (RGBA textures whose RGB
+    paints the lit paper and whose alpha cuts it: a family look, render/items.py).
     """
 
-    def __init__(self, opts: AnimationOptions, geometry: SheetGeometry, crease_radius: float = CREASE_RADIUS):
+    def __init__(self, opts: AnimationOptions, geometry: SheetGeometry, crease_radius: float = CREASE_RADIUS, *,
+                 fragment: str = shaders.FRAGMENT):
         self.opts = opts
         self.crease_radius = crease_radius
+        self.fragment = fragment
         self._offscreen: pyrender.OffscreenRenderer | None = None
         self._shader_dir: tempfile.TemporaryDirectory | None = None
         front, uv_all, back_order = geometry.front, geometry.uv, geometry.back_order
@@ -419,7 +435,8 @@ class SheetRenderer:
         try:
             self._shader_dir = tempfile.TemporaryDirectory(prefix="foldsim-shaders-")
             renderer = _ColourRenderer(self.opts.width, self.opts.height)
-            renderer._program_cache = ShaderProgramCache(shader_dir=_fast_shaders(Path(self._shader_dir.name)))
+            folder = _fast_shaders(Path(self._shader_dir.name), self.fragment)
+            renderer._program_cache = ShaderProgramCache(shader_dir=folder)
             self._offscreen._renderer.delete()
             self._offscreen._renderer = renderer  # pyrender has no public hook for its renderer class
         except BaseException:

@@ -10,6 +10,11 @@ uses: a metallic-roughness material, directional lights, ambient light, an optio
 single-channel texture holding the hole mask (`scene.paper_materials(..., channels="R")`): fragments
 under `MASK_CUTOFF` are discarded, as by the alpha test `scene.offscreen_renderer` adds to pyrender's.
 
+The fragment shader has two variants of one source, chosen by its PAINTED switch (`fragment`):
+`FRAGMENT` (the mask in the red channel cuts the lit paper) and `PAINTED_FRAGMENT` (an RGBA
+texture: its RGB multiplies the lit colour, the paint of a family look's paper in render/items.py,
+and its alpha cuts). A renderer takes either (`scene.SheetRenderer(..., fragment=...)`).
+
 They are compiled by pyrender's own ShaderProgramCache under its file names (mesh.vert/mesh.frag),
 which is how pyrender passes its #defines (NORMAL_LOC, TEXCOORD_0_LOC, HAS_BASE_COLOR_TEX, ...).
 """
@@ -91,8 +96,11 @@ void main()
 }
 """
 
-#: the mesh fragment shader: the interpolated colour, cut where the texture's alpha is under the cutoff
-FRAGMENT = """#version 330 core
+#: the mesh fragment shader: the interpolated colour, cut where the texture's alpha is under the
+#: cutoff; with PAINTED 1, also multiplied by the texture's RGB. PAINTED is a GLSL `#if` (pyrender
+#: resolves every `#ifdef` itself, against its own defines only), set by `fragment`.
+_FRAGMENT = """#version 330 core
+#define PAINTED PAINT_SWITCH
 MATERIAL
 in vec3 lit;
 #ifdef TEXCOORD_0_LOC
@@ -103,13 +111,37 @@ out vec4 frag_color;
 void main()
 {
     float alpha = material.base_color_factor.a;
+#if PAINTED
+    vec3 paint = vec3(1.0);
+#endif
 #ifdef HAS_BASE_COLOR_TEX
+#if PAINTED
+    vec4 texel = texture(material.base_color_texture, uv_0);
+    paint = texel.rgb;
+    alpha *= texel.a;
+#else
     alpha *= texture(material.base_color_texture, uv_0).r;  // the hole mask, in the red channel
+#endif
     if (alpha < MASK_CUTOFF) discard;
 #endif
+#if PAINTED
+    frag_color = vec4(lit * paint, clamp(alpha, 0.0, 1.0));
+#else
     frag_color = vec4(lit, clamp(alpha, 0.0, 1.0));
+#endif
 }
 """
 
+
+def fragment(painted: bool = False) -> str:
+    """The mesh fragment shader's GLSL: the hole mask in the red channel cuts the lit paper, or
+    (`painted`) an RGBA texture paints it (RGB multiplies the lit colour) and its alpha cuts it.
+    MASK_CUTOFF is left as a name (`scene` fills it in)."""
+    return _FRAGMENT.replace("PAINT_SWITCH", "1" if painted else "0", 1).replace("MATERIAL", _MATERIAL, 1)
+
+
 VERTEX = VERTEX.replace("MATERIAL", _MATERIAL, 1)
-FRAGMENT = FRAGMENT.replace("MATERIAL", _MATERIAL, 1)
+#: the fast renderer's fragment shader: the hole mask cuts the lit paper
+FRAGMENT = fragment()
+#: the painted variant: the texture's RGB multiplies the lit paper (a family look's paint)
+PAINTED_FRAGMENT = fragment(painted=True)
