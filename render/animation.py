@@ -671,11 +671,13 @@ def write_media(trace: Trace, out_dir: str | Path, item_id: str, opts: Animation
 
 def write_segment_media(paths: dict[str, Path], folding: Sequence[Segment], unfolding: Sequence[Segment],
                         looks: dict[HoleState, Look], opts: AnimationOptions, result, *, video: bool = True,
-                        frames: bool = False) -> dict[str, Path]:
+                        frames: bool = False, renderer: SheetRenderer | None = None) -> dict[str, Path]:
     """The folding and unfolding segments into MP4s (`video`) and/or frame folders (`frames`) at
     `paths` (keyed as `video_paths`), and `result(renderer)` (a PIL image) as the result PNG, all
     through one renderer, every file and folder atomically: MentalBlackboard items and general
-    items alike."""
+    items alike. `renderer`: the one to draw through, not yet entered (entered and freed here; it
+    must suit `looks`, e.g. a painted one for a family look's textures); default
+    `sheet_renderer(folding, opts)`."""
     videos = (("folding", folding, opts.folding_fps), ("unfolding", unfolding, opts.unfolding_video_fps))
     sinks: dict[str, Mp4Sink | FramesSink] = {}
     written: dict[str, Path] = {}
@@ -685,7 +687,7 @@ def write_segment_media(paths: dict[str, Path], folding: Sequence[Segment], unfo
                 sinks[kind] = Mp4Sink(paths[kind], opts.width, opts.height, fps)
             if frames:
                 sinks[f"{kind}_frames"] = FramesSink(paths[f"{kind}_frames"])
-        with sheet_renderer(folding, opts) as renderer:
+        with renderer if renderer is not None else sheet_renderer(folding, opts) as renderer:
             for kind, segments, _ in videos:
                 mine = [key for key in sinks if key.startswith(kind)]
                 for frame in draw_segments(renderer, segments, looks):

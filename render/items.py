@@ -39,14 +39,11 @@ from PIL import Image
 
 from ..engine import ItemTrace
 from ..errors import InputError
-from ..io import atomic_write_bytes
 from ..kernels import motion as M
 from ..sheets import Flip, Fold, Rotate, SheetItem
 from . import shaders
-from .animation import (REFERENCE_FRAMES, AnimationOptions, FramesSink, Mp4Sink, Segment, _caption, _even,
-                        _holes_caption, _ramp, draw_segments, segment_looks, sheet_renderer, top_view, video_paths,
-                        write_segment_media)
-from .images import png_bytes
+from .animation import (REFERENCE_FRAMES, AnimationOptions, Segment, _caption, _even, _holes_caption, _ramp,
+                        draw_segments, segment_looks, sheet_renderer, top_view, video_paths, write_segment_media)
 from .item_geometry import (after, crease_pieces, extent, item_cuts, item_trace, line_words, moving_side,
                             result_hole_count, view_transforms)
 from .item_images import FAMILY_LOOKS, FamilyLook, family_unit
@@ -361,41 +358,9 @@ def write_item_media(item, out_dir: str | Path, opts: AnimationOptions = Animati
     media = ItemMedia.of(item, opts, look)
     looks = media.looks()
     name = item_name or item_id(media.trace)
-    paths = video_paths(out_dir, name)
-    if look is None:
-        return write_segment_media(paths, media.folding, media.unfolding, looks, media.opts,
-                                   lambda renderer: media.result_with(renderer, looks), video=video, frames=frames)
-    return _write_painted(media, paths, looks, video=video, frames=frames)
-
-
-def _write_painted(media: ItemMedia, paths: dict[str, Path], looks: dict[HoleState, Look], *, video: bool,
-                   frames: bool) -> dict[str, Path]:
-    """`animation.write_segment_media` through the painted renderer (that function builds its own
-    renderer): the same sinks, files and atomic writes."""
-    opts = media.opts
-    videos = (("folding", media.folding, opts.folding_fps), ("unfolding", media.unfolding, opts.unfolding_video_fps))
-    sinks: dict[str, Mp4Sink | FramesSink] = {}
-    written: dict[str, Path] = {}
-    try:
-        for kind, _, fps in videos:
-            if video:
-                sinks[kind] = Mp4Sink(paths[kind], opts.width, opts.height, fps)
-            if frames:
-                sinks[f"{kind}_frames"] = FramesSink(paths[f"{kind}_frames"])
-        with media.renderer(media.folding) as renderer:
-            for kind, segments, _ in videos:
-                mine = [key for key in sinks if key.startswith(kind)]
-                for frame in draw_segments(renderer, segments, looks):
-                    for key in mine:
-                        sinks[key].write(frame)
-                for key in mine:
-                    written[key] = sinks.pop(key).commit()
-            atomic_write_bytes(paths["result"], png_bytes(media.result_with(renderer, looks)))
-            written["result"] = paths["result"]
-    finally:
-        for sink in sinks.values():
-            sink.abort()
-    return written
+    return write_segment_media(video_paths(out_dir, name), media.folding, media.unfolding, looks, media.opts,
+                               lambda renderer: media.result_with(renderer, looks), video=video, frames=frames,
+                               renderer=media.renderer(media.folding))
 
 
 def render_item_video(item, out_dir: str | Path, opts: AnimationOptions = AnimationOptions(), *,
