@@ -4,7 +4,8 @@ like the printed test, text grids, and the cue's picture and grid.
 Nothing in a picture or a file name gives the answer away: option files are named by label only,
 every option is drawn in the same style (the unfolded sheet with its holes, no legend, no error
 model), and no result image or unfolding video of the item is written. Layout under the dataset
-root (`media_paths`):
+root (`media_paths`; `record_media` names a record's files from what it holds, so drawing never
+needs the record's media fields):
 
     choice_questions/<id>.png                        the question: step panels, cue, options A, B, ...
     choice_options/<item>/<item>_option_<L>.png      one option (plan-choice: its fold sequence)
@@ -18,6 +19,7 @@ root (`media_paths`):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ..codes import code_of_entry
 from ..config import Config
+from ..errors import InputError
 from ..holes import parse_holes
 from ..io import atomic_write_bytes, atomic_write_text
 from ..mesh import TriangleSheet
@@ -58,6 +61,58 @@ def media_paths(task: str, record_id: str, item_id: str, labels: Sequence[str], 
     if cue:
         fields["cueImg"] = f"img_text_outputs/{record_id}/img/{record_id}_cue.png"
     return fields
+
+
+#: the task of each choice taskType (the `task` of `media_paths`)
+TASK_OF_TYPE = {"Choice": "choice", "Split": "split", "PlanChoice": "plan-choice"}
+#: a cue variant's id when several cue conditions are written: the item's id and `_c<j>`
+#: (foldsim.dataset.choice.record_id)
+CUE_VARIANT = re.compile(r"(.+)_c[0-9]+")
+#: what may go into a media file name: an id or an option label
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+
+
+def _name(record: dict, field: str, value: object = None) -> str:
+    """`record[field]` (or `value`, found at `field`) as it goes into a media file name."""
+    value = record.get(field) if value is None else value
+    if not isinstance(value, str) or not NAME.fullmatch(value):
+        raise InputError("missing, or not usable in file names (letters, digits, _ . - only): it names the "
+                         "item's media files", item=str(record.get("id")), field=field)
+    return value
+
+
+def choice_item_id(record: dict) -> str:
+    """The item a choice, split or plan-choice record asks about, whose id names its option images
+    and folding video: the record's id or, for a split row, the id of the choice record it was split
+    from (`item`), less the `_c<j>` of a cue variant (a record with a `cue`)."""
+    parent = _name(record, "item" if record.get("taskType") == "Split" else "id")
+    variant = CUE_VARIANT.fullmatch(parent) if "cue" in record else None
+    return variant.group(1) if variant else parent
+
+
+def record_media(record: dict) -> dict:
+    """The media fields of a choice, split or plan-choice record, from what it holds (its id, task
+    type, option labels, cue and item), whether or not it lists them: what `render_choice_media`
+    writes and what a data file may name (foldsim.dataset.media.listed). Split rows: `questionImg`
+    and `optionImg` (their own question, their option), `foldingVideo` and `cueImg` (their choice
+    record's). InputError (naming the item and field) for a record that cannot name them."""
+    task = TASK_OF_TYPE.get(record.get("taskType"))
+    if task is None:
+        raise InputError("not a choice task (Choice, Split or PlanChoice)", item=str(record.get("id")),
+                         field="taskType")
+    cue = isinstance(record.get("cue"), dict) and record["cue"].get("kind", "none") != "none"
+    item = choice_item_id(record)
+    if task == "split":
+        parent = _name(record, "item")
+        fields = media_paths(task, parent, item, [_name(record, "option")], cue=cue)
+        return {"questionImg": f"choice_questions/{_name(record, 'id')}.png", "optionImg": fields["optionImgs"][0],
+                **{k: fields[k] for k in ("foldingVideo", "cueImg") if k in fields}}
+    options = record.get("options")
+    if not isinstance(options, list) or not options or not all(isinstance(o, dict) for o in options):
+        raise InputError("missing or not a list of options: they name the option images", item=str(record.get("id")),
+                         field="options")
+    labels = [_name(record, f"options[{i}].label", o.get("label")) for i, o in enumerate(options)]
+    return media_paths(task, _name(record, "id"), item, labels, cue=cue)
 
 
 # -- drawing ----------------------------------------------------------------------------------------
@@ -215,20 +270,23 @@ def render_choice_media(record: dict, out_dir: str | Path, modalities: Sequence[
     """Write the media of one choice, split or plan-choice record under the dataset root `out_dir`
     ("images": question composite, option images, step images, cue image; "text": step, option
     and cue grids; "video": the folding video, with `animation` the AnimationOptions), drawn on
-    `sheet` (the one the record's configuration folds). Returns the files written. Raises
-    InputError (naming the item) for an item the simulator cannot answer."""
+    `sheet` (the one the record's configuration folds), at the paths `record_media` names (the
+    record's own media fields are not read: a data file lists them only once they are written).
+    Returns the files written. Raises InputError (naming the item) for an item the simulator cannot
+    answer or whose media cannot be named."""
     root = Path(out_dir)
     written: list[Path] = []
     item_id = str(record["id"])
+    paths = record_media(record)
     if record.get("taskType") == "PlanChoice":
         strips = {o["label"]: plan_strip([code_of_entry(e) for e in o["foldingTypes"]], sheet=sheet)
                   for o in record["options"]}
         if "images" in modalities:
-            for path, strip in zip(record["optionImgs"], strips.values()):
+            for path, strip in zip(paths["optionImgs"], strips.values()):
                 _write_png(root, path, strip, written)
             target = sheet_image(sheet.everywhere(), parse_holes(record["resultHoles"], "resultHoles"), sheet=sheet)
-            _write_png(root, record["targetImg"], target, written)
-            _write_png(root, record["questionImg"], plan_question(record, strips, sheet=sheet), written)
+            _write_png(root, paths["targetImg"], target, written)
+            _write_png(root, paths["questionImg"], plan_question(record, strips, sheet=sheet), written)
         if "text" in modalities:
             path = text_dir(root, item_id) / f"{item_id}_textual_options.txt"
             atomic_write_text(path, record["optionsText"])
@@ -243,13 +301,13 @@ def render_choice_media(record: dict, out_dir: str | Path, modalities: Sequence[
     if "images" in modalities:
         for name, image in step_images(history, item_id, sheet=sheet)[:-1]:  # never the result image
             _write_png(root, f"img_text_outputs/{item_id}/img/{name}", image, written)
-        images = [record["optionImg"]] if "option" in record else record["optionImgs"]
+        images = [paths["optionImg"]] if "option" in record else paths["optionImgs"]
         for path, holes in zip(images, option_holes(record).values()):
             _write_png(root, path, option_image(holes, sheet=sheet), written)
-        _write_png(root, record["questionImg"], choice_question(record, history, sheet=sheet), written)
+        _write_png(root, paths["questionImg"], choice_question(record, history, sheet=sheet), written)
         if has_cue:
-            cue_name = record.get("cueImg") or f"img_text_outputs/{item_id}/img/{item_id}_cue.png"
-            _write_png(root, cue_name, sheet_image(cue_paper(cue), (), ImageStyle().width // 3, sheet=sheet), written)
+            _write_png(root, paths["cueImg"], sheet_image(cue_paper(cue), (), ImageStyle().width // 3, sheet=sheet),
+                       written)
     if "text" in modalities:
         folder = text_dir(root, item_id)
         options = record["optionText"] if "option" in record else record["optionsText"]
@@ -261,7 +319,7 @@ def render_choice_media(record: dict, out_dir: str | Path, modalities: Sequence[
             atomic_write_text(path, content)
             written.append(path)
     if "video" in modalities:  # one folding video per item, shared by its cue variants and split rows
-        written.append(write_folding_video(history, root, record["foldingVideo"], animation, sheet=sheet))
+        written.append(write_folding_video(history, root, paths["foldingVideo"], animation, sheet=sheet))
     return written
 
 
