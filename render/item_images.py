@@ -14,21 +14,30 @@ One PNG per state, from the engine's history (`foldsim.engine.trace_item`):
   where the punch cut it (a punch on a crease: one hole across it).
 
 All images of an item share one scale and frame, so states can be compared side by side.
+
+Looks: by default (`look=None`) white paper, grey grid lines, a black outline, red marks and green
+holes of the punch's shape. In a benchmark family's look (`look_of`, from `FAMILY_LOOKS`, the table
+the family composites and render/items.py's 3-D frames read; `foldsim render-item --look`) the step
+images take the family's paper, background, grid (or none), outline and mark colours, marks sized to
+the sheet (`family_unit`), and every hole a filled circle of the family's size and colour.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..engine import ItemTrace
+from ..errors import InputError
 from ..kernels import motion as M
 from ..sheets import Fold, Rotate, SheetItem
 from .images import Frame, ImageStyle, _canvas, _finish, _font, image_dir, write_named_images
 from .item_geometry import after, crease_pieces, item_cuts, item_trace, placed_lattice, view_transforms
+from .shapes import Cut
 
 #: the items' images: square, no legend
 ITEM_STYLE = ImageStyle(width=480, height=480)
@@ -190,7 +199,8 @@ def draw_fold_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k:
     _arrow_head(draw, frame, curve[-1], curve[-1] - curve[-3], head, action.front, width, colour)
 
 
-def draw_turn_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int, style: ImageStyle) -> None:
+def draw_turn_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int, style: ImageStyle,
+                   colour=MARK) -> None:
     """A rotation: an arc turning counter-clockwise about the sheet's centre, with its angle; a
     flip: a double arrow across the vertical centre line, with "flip"."""
     action = trace.item.actions[k]
@@ -201,19 +211,19 @@ def draw_turn_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k:
     if isinstance(action, Rotate):
         angles = np.linspace(np.radians(-30), np.radians(-30 + 60 + 30 * action.quarters), 32)
         arc = radius * np.stack([np.cos(angles), np.sin(angles)], 1)
-        draw.line(frame.pixels(arc[:-1]), fill=MARK, width=width, joint="curve")
-        _arrow_head(draw, frame, arc[-1], arc[-1] - arc[-3], 0.3, True, width)
+        draw.line(frame.pixels(arc[:-1]), fill=colour, width=width, joint="curve")
+        _arrow_head(draw, frame, arc[-1], arc[-1] - arc[-3], 0.3, True, width, colour)
         middle = angles[len(angles) // 2]
         [anchor] = frame.pixels((radius + 0.35) * np.array([np.cos(middle), np.sin(middle)]))
-        draw.text(anchor, f"{90 * action.quarters}\N{DEGREE SIGN}", fill=MARK, font=font, anchor="mm",
+        draw.text(anchor, f"{90 * action.quarters}\N{DEGREE SIGN}", fill=colour, font=font, anchor="mm",
                   stroke_width=_width(style, 2), stroke_fill=style.background)
     else:
         ends = np.array([[-radius, 0.0], [radius, 0.0]])
-        _segment(draw, frame, ends * 0.92, MARK, width)
+        _segment(draw, frame, ends * 0.92, colour, width)
         for tip, back in ((ends[1], ends[0]), (ends[0], ends[1])):
-            _arrow_head(draw, frame, tip, tip - back, 0.3, True, width)
+            _arrow_head(draw, frame, tip, tip - back, 0.3, True, width, colour)
         [anchor] = frame.pixels(np.array([0.0, 0.35]))
-        draw.text(anchor, "flip", fill=MARK, font=font, anchor="mm", stroke_width=_width(style, 2),
+        draw.text(anchor, "flip", fill=colour, font=font, anchor="mm", stroke_width=_width(style, 2),
                   stroke_fill=style.background)
 
 
@@ -225,59 +235,69 @@ def _fill_polygons(draw: ImageDraw.ImageDraw, frame: Frame, polygons, colour) ->
 # -- images -----------------------------------------------------------------------------------------
 
 
+def _cuts(trace: ItemTrace, look: FamilyLook | None, folded: bool = False) -> list[Cut]:
+    """The punches' cuts: each punch's own outline, or (a family look) a circle of the look's size."""
+    sheet = trace.item.sheet
+    return item_cuts(trace, folded=folded, radius=None if look is None else look.radius(sheet.cols, sheet.rows))
+
+
 def state_image(trace: ItemTrace, k: int, style: ImageStyle = ITEM_STYLE, *, mark: bool = True,
-                punches: bool = False) -> Image.Image:
+                punches: bool = False, look: FamilyLook | None = None) -> Image.Image:
     """The paper after k actions; `mark`: with action k (the next one) marked on it; `punches`: with
-    every punch's outline at its point."""
+    every punch's outline at its point; `look`: in a family's look (`style` in its colours)."""
+    style, unit, colour = style_in_look(style, look), _unit(trace, look), MARK if look is None else look.mark
     image, draw = _canvas(style)
-    frame = item_frame(trace, style)
-    draw_paper(draw, frame, trace, k, style)
+    frame = item_frame(trace, style, unit)
+    draw_paper(draw, frame, trace, k, style, **_paper_lines(look))
     if mark and k < len(trace.item.actions):
         if isinstance(trace.item.actions[k], Fold):
-            draw_fold_mark(draw, frame, trace, k, style)
+            draw_fold_mark(draw, frame, trace, k, style, unit, colour)
         else:
-            draw_turn_mark(draw, frame, trace, k, style)
+            draw_turn_mark(draw, frame, trace, k, style, colour)
     if punches:  # what each punch cuts out of the folded paper
-        for cut in item_cuts(trace, folded=True):
+        for cut in _cuts(trace, look, folded=True):
             _fill_polygons(draw, frame, cut.polygons, style.hole)
     return _finish(image, style)
 
 
-def result_image(trace: ItemTrace, style: ImageStyle = ITEM_STYLE) -> Image.Image:
-    """The opened sheet seen through the item's rotations and flips, every hole where it was cut."""
+def result_image(trace: ItemTrace, style: ImageStyle = ITEM_STYLE, *, look: FamilyLook | None = None) -> Image.Image:
+    """The opened sheet seen through the item's rotations and flips, every hole where it was cut;
+    `look`: in a family's look."""
+    style = style_in_look(style, look)
     image, draw = _canvas(style)
-    frame = item_frame(trace, style)
+    frame = item_frame(trace, style, _unit(trace, look))
     view = after(view_transforms(trace), -1)[:2, :2]
-    draw_paper(draw, frame, trace, 0, style, view)
-    for cut in item_cuts(trace):
+    draw_paper(draw, frame, trace, 0, style, view, **_paper_lines(look))
+    for cut in _cuts(trace, look):
         _fill_polygons(draw, frame, [polygon @ view.T for polygon in cut.polygons], style.hole)
     return _finish(image, style)
 
 
 def item_step_images(item: SheetItem | ItemTrace | dict, style: ImageStyle = ITEM_STYLE,
-                     item_name: str | None = None) -> list[tuple[str, Image.Image]]:
-    """(file name, image): every state with the next action marked, the punching, the result.
-    InputError (naming the item) for an item that cannot be drawn."""
+                     item_name: str | None = None, *, look: FamilyLook | None = None) -> list[tuple[str, Image.Image]]:
+    """(file name, image): every state with the next action marked, the punching, the result, in
+    `look` (None: the default look). InputError (naming the item) for an item that cannot be drawn."""
     trace = item_trace(item)
     name = item_name or trace.item.id or "item"
-    return _step_images(trace, name, style)
+    return _step_images(trace, name, style, look)
 
 
-def _step_images(trace: ItemTrace, name: str, style: ImageStyle) -> list[tuple[str, Image.Image]]:
+def _step_images(trace: ItemTrace, name: str, style: ImageStyle,
+                 look: FamilyLook | None = None) -> list[tuple[str, Image.Image]]:
     n = len(trace.item.actions)
-    images = [(f"{name}_step_{k}.png", state_image(trace, k, style)) for k in range(n)]
-    images.append((f"{name}_punching.png", state_image(trace, n, style, mark=False, punches=True)))
-    images.append((f"{name}_result.png", result_image(trace, style)))
+    images = [(f"{name}_step_{k}.png", state_image(trace, k, style, look=look)) for k in range(n)]
+    images.append((f"{name}_punching.png", state_image(trace, n, style, mark=False, punches=True, look=look)))
+    images.append((f"{name}_result.png", result_image(trace, style, look=look)))
     return images
 
 
 def write_item_images(item: SheetItem | ItemTrace | dict, out_dir: str | Path, style: ImageStyle = ITEM_STYLE,
-                      item_name: str | None = None) -> list[Path]:
+                      item_name: str | None = None, *, look: FamilyLook | None = None) -> list[Path]:
     """Write a general item's step images under `out_dir` as MentalBlackboard's are
-    (`<out>/img_text_outputs/<id>/img/`), atomically."""
+    (`<out>/img_text_outputs/<id>/img/`), atomically; `look`: in a family's look (`look_of`)."""
     trace = item_trace(item)
     name = item_name or trace.item.id or "item"
-    return write_named_images(image_dir(out_dir, name), _step_images(trace, name, style))
+    return write_named_images(image_dir(out_dir, name), _step_images(trace, name, style, look))
 
 
 # -- benchmark families: composites in each family's look ------------------------------------------
@@ -321,6 +341,39 @@ FAMILY_LOOKS = {
     "srbench": FamilyLook(grid=False, hole_radius=0.035),
 }
 
+#: `--look`: "family" (the record's family's look; the default look for a record of no family or of a
+#: family without one, such as MentalBlackboard), "default" (the renderer's own), or a family's name
+LOOK_CHOICES = ("family", "default", *FAMILY_LOOKS)
+
+
+def look_of(record: object, choice: str = "family") -> FamilyLook | None:
+    """The look a record is drawn in, 2-D and 3-D alike (None: the default look); InputError for an
+    unknown choice."""
+    if choice == "default":
+        return None
+    if choice == "family":
+        family = record.get("family") if isinstance(record, Mapping) else None
+        return FAMILY_LOOKS.get(family) if isinstance(family, str) else None
+    if choice in FAMILY_LOOKS:
+        return FAMILY_LOOKS[choice]
+    raise InputError(f"must be one of {', '.join(LOOK_CHOICES)}, got {choice!r}", field="--look")
+
+
+def style_in_look(style: ImageStyle, look: FamilyLook | None) -> ImageStyle:
+    """`style` in a family's colours: paper, background, holes (None: `style` itself)."""
+    return style if look is None else replace(style, hole=look.hole_colour, paper=look.paper,
+                                               background=look.background)
+
+
+def _paper_lines(look: FamilyLook | None) -> dict:
+    """`draw_paper`'s line options in a family's look: grid lines or none, their colour, the outline's."""
+    return {} if look is None else {"grid_lines": look.grid, "grid_colour": look.grid_colour, "outline": look.outline}
+
+
+def _unit(trace: ItemTrace, look: FamilyLook | None) -> float:
+    """The marks' size in cells: 1 in the default look, `family_unit` in a family's."""
+    return 1.0 if look is None else family_unit(trace)
+
 
 def _points(holes, cols: int, rows: int) -> np.ndarray:
     """Centred cell units of holes or punches (objects with exact x, y in sheet cell units)."""
@@ -344,7 +397,7 @@ def family_panel(trace: ItemTrace, k: int, look: FamilyLook, style: ImageStyle, 
     frame = item_frame(trace, style, unit)
     n = len(trace.item.actions)
     radius = look.radius(sheet.cols, sheet.rows)
-    lines = {"grid_lines": look.grid, "grid_colour": look.grid_colour, "outline": look.outline}
+    lines = _paper_lines(look)
     if holes is not None:
         draw_paper(draw, frame, trace, 0, style, **lines)
         _circles(draw, frame, _points(holes, sheet.cols, sheet.rows), radius, look.hole_colour)
@@ -364,8 +417,7 @@ def family_unit(trace: ItemTrace) -> float:
 
 
 def _tiles(look: FamilyLook) -> ImageStyle:
-    return ImageStyle(width=look.tile, height=look.tile, hole=look.hole_colour, paper=look.paper,
-                      background=look.background)
+    return style_in_look(ImageStyle(width=look.tile, height=look.tile), look)
 
 
 def family_step_panels(trace: ItemTrace, look: FamilyLook) -> list[Image.Image]:
@@ -406,5 +458,5 @@ def family_composite(trace: ItemTrace, options: list[tuple[str, object]], look: 
     return canvas
 
 
-__all__ = ["FAMILY_LOOKS", "FamilyLook", "family_composite", "family_option_panel", "family_step_panels",
-           "item_step_images", "result_image", "state_image", "write_item_images"]
+__all__ = ["FAMILY_LOOKS", "LOOK_CHOICES", "FamilyLook", "family_composite", "family_option_panel", "family_step_panels",
+           "item_step_images", "look_of", "result_image", "state_image", "style_in_look", "write_item_images"]

@@ -19,8 +19,9 @@ and flips turn about the origin, so one cell is one unit as in MentalBlackboard'
   at `AnimationOptions.camera_distance`).
 - Looks: by default every item is drawn as MentalBlackboard's sheets are (warm paper, a pale blue
   back, see-through holes of the punch's shape on a dark background). A benchmark family's look
-  (`look_of`, from the record's `family`; `foldsim render-item --look`) reads the same table as the
-  family's 2-D composites (`item_images.FAMILY_LOOKS`): the family's paper, background and crease
+  (`item_images.look_of`, from the record's `family`; `foldsim render-item --look`) reads the same
+  table as the family's 2-D composites and step images (`item_images.FAMILY_LOOKS`): the family's
+  paper, background and crease
   colours, the paper painted by a colour texture that rides on it (grid lines on a grid family's
   cells, the sheet's outline, every hole a filled circle of the family's size and colour on every
   layer the punch went through, as the family's own pictures draw holes), through a renderer whose
@@ -30,7 +31,7 @@ and flips turn about the origin, so one cell is one unit as in MentalBlackboard'
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -38,7 +39,6 @@ import numpy as np
 from PIL import Image
 
 from ..engine import ItemTrace
-from ..errors import InputError
 from ..kernels import motion as M
 from ..sheets import Flip, Fold, Rotate, SheetItem
 from . import shaders
@@ -46,7 +46,7 @@ from .animation import (REFERENCE_FRAMES, AnimationOptions, Segment, _caption, _
                         draw_segments, segment_looks, sheet_renderer, top_view, video_paths, write_segment_media)
 from .item_geometry import (after, crease_pieces, extent, item_cuts, item_trace, line_words, moving_side,
                             result_hole_count, view_transforms)
-from .item_images import FAMILY_LOOKS, FamilyLook, family_unit
+from .item_images import LOOK_CHOICES, FamilyLook, family_unit, look_of
 from .scene import HoleState, Look, SheetGeometry, SheetRenderer, hole_mask, textured_materials
 from .shapes import Cut
 
@@ -153,23 +153,7 @@ def item_result_segment(trace: ItemTrace, opts: AnimationOptions, geometry: Shee
                    hole_scale=np.ones(1), holes_open=None, caption="")
 
 
-# -- the families' looks ----------------------------------------------------------------------------
-
-#: `--look`: "family" (the record's family's look; the default look for a record of no family or of a
-#: family without one, such as MentalBlackboard), "default" (the renderer's own), or a family's name
-LOOK_CHOICES = ("family", "default", *FAMILY_LOOKS)
-
-
-def look_of(record: object, choice: str = "family") -> FamilyLook | None:
-    """The look a record is drawn in (None: the default look); InputError for an unknown choice."""
-    if choice == "default":
-        return None
-    if choice == "family":
-        family = record.get("family") if isinstance(record, Mapping) else None
-        return FAMILY_LOOKS.get(family) if isinstance(family, str) else None
-    if choice in FAMILY_LOOKS:
-        return FAMILY_LOOKS[choice]
-    raise InputError(f"must be one of {', '.join(LOOK_CHOICES)}, got {choice!r}", field="--look")
+# -- the families' looks (`look_of` and LOOK_CHOICES: render/item_images.py, for the 2-D images too) -------
 
 
 def in_look(opts: AnimationOptions, look: FamilyLook) -> AnimationOptions:

@@ -211,3 +211,87 @@ def test_render_item_cli_picks_the_look(records, tmp_path):
     bad = runner.invoke(app, [*args, "--out", str(tmp_path / "bad"), "--look", "sepia"])
     assert bad.exit_code == 2 and bad.stderr.strip().startswith("error: --look: must be one of family, default")
     assert not (tmp_path / "bad").exists()
+
+
+# -- 2-D step images (`render-item --images`) follow the same look ----------------------------------
+
+
+def step_pixel(image, record: dict, look, point) -> np.ndarray:
+    """The step image's pixel at a sheet point (cell units, y up) of a family record (no rotations or
+    flips: the result is seen unturned)."""
+    from foldsim.render.item_geometry import item_trace
+    from foldsim.render.item_images import ITEM_STYLE, family_unit, item_frame
+
+    trace = item_trace(record["item"])
+    sheet = trace.item.sheet
+    frame = item_frame(trace, ITEM_STYLE, 1.0 if look is None else family_unit(trace))
+    [(x, y)] = frame.pixels(np.array([point[0] - sheet.cols / 2, point[1] - sheet.rows / 2]))
+    return np.asarray(image)[int(y / ITEM_STYLE.supersample), int(x / ITEM_STYLE.supersample)].astype(int)
+
+
+@pytest.mark.parametrize("name", list(LEVELS))
+def test_step_images_in_the_family_look(records, name):
+    """The 2-D step images read the same look as the 3-D frames: the result's holes in the family's
+    colour (the default look's are green), grid lines only on a grid family's paper, each hole a
+    circle of the family's radius; the default look (--look default, a bare item, MentalBlackboard's
+    family) is the same bytes as before, drawn with no look."""
+    from foldsim.render.item_images import item_step_images
+
+    record, look = records[name], FAMILY_LOOKS[name]
+    painted = dict(item_step_images(record["item"], item_name="x", look=look_of(record)))
+    plain = dict(item_step_images(record["item"], item_name="x"))
+    assert list(painted) == list(plain) and painted["x_result.png"].size == plain["x_result.png"].size
+    assert tuple(np.asarray(painted["x_result.png"])[0, 0]) == look.background
+    sheet = record["item"]["sheet"]
+    radius = look.radius(sheet["cols"], sheet["rows"])
+    holes, sized = holes_of(record), 0
+    for x, y in holes:
+        assert (step_pixel(painted["x_result.png"], record, look, (x, y)) <= np.array(look.hole_colour) + 40).all()
+        green = step_pixel(plain["x_result.png"], record, None, (x, y))
+        assert green[1] > 100 and green[0] < 60, green
+        # the family's circle: dark at 0.7 of its radius, paper at 1.4 (where no other hole, line or edge is near)
+        rim = x + 1.4 * radius
+        if (any(np.hypot(rim - hx, y - hy) < 1.5 * radius for hx, hy in holes if (hx, hy) != (x, y))
+                or abs(rim - round(rim)) < 0.08):
+            continue
+        assert (step_pixel(painted["x_result.png"], record, look, (x + 0.7 * radius, y)) <= 60).all()
+        assert (step_pixel(painted["x_result.png"], record, look, (rim, y)) >= 200).all()
+        sized += 1
+    assert sized
+    lines = [step_pixel(painted["x_result.png"], record, look, point) for point in line_points(record, look)]
+    if look.grid:
+        assert lines and all(p.max() < 235 for p in lines), lines
+    else:
+        assert all((p >= 250).all() for p in lines), lines
+    for other in (look_of(record, "default"), look_of(record["item"]), look_of({**record, "family": "mentalblackboard"})):
+        assert other is None
+        again = dict(item_step_images(record, item_name="x", look=other))
+        assert all(again[k].tobytes() == plain[k].tobytes() for k in plain)
+
+
+def test_render_item_images_follow_the_look(records, tmp_path):
+    """`render-item --images` draws a family record in its look (its black holes), a bare item and
+    `--look default` in the default look (green holes), and refuses an unknown --look for images alone."""
+    items = tmp_path / "items.json"
+    record = records["spatialviz"]
+    bare = {**record["item"], "id": "bare"}
+    items.write_text(json.dumps([record, bare]))
+    runner = CliRunner()
+    args = ["render-item", str(items), "--images"]
+    for out, extra in (("family", []), ("plain", ["--look", "default"])):
+        result = runner.invoke(app, [*args, "--out", str(tmp_path / out), *extra])
+        assert result.exit_code == 0, result.output
+
+    def result_image(out: str, name: str) -> Image.Image:
+        return Image.open(tmp_path / out / "img_text_outputs" / name / "img" / f"{name}_result.png")
+
+    (x, y), look = holes_of(record)[0], FAMILY_LOOKS["spatialviz"]
+    hole = step_pixel(result_image("family", record["id"]), record, look, (x, y))
+    assert (hole <= 40).all(), hole
+    for out, name in (("family", "bare"), ("plain", record["id"]), ("plain", "bare")):
+        green = step_pixel(result_image(out, name), record, None, (x, y))
+        assert green[1] > 100 and green[0] < 60, (out, name, green)
+    assert (result_image("plain", "bare").tobytes() == result_image("family", "bare").tobytes())
+    bad = runner.invoke(app, [*args, "--out", str(tmp_path / "bad"), "--look", "sepia"])
+    assert bad.exit_code == 2 and bad.stderr.strip().startswith("error: --look: must be one of family, default")
+    assert not (tmp_path / "bad").exists()

@@ -29,17 +29,19 @@ def render_item(
     seconds_per_action: SecondsOption = None,
     elevation: ElevationOption = None,
     captions: CaptionsOption = None,
-    look: Annotated[str, typer.Option("--look", help="3-D look: family (a family record's benchmark look: SpatialViz "
-                                                      "grid paper, VisFactor/SRBench plain sheets; the default look for "
-                                                      "other records) | default | spatialviz | visfactor | srbench")] = "family",
+    look: Annotated[str, typer.Option("--look", help="look of the 3-D media and the 2-D step images: family (a family "
+                                                      "record's benchmark look: SpatialViz grid paper, VisFactor/SRBench "
+                                                      "plain sheets; the default look for other records) | default | "
+                                                      "spatialviz | visfactor | srbench")] = "family",
     as_json: Annotated[bool, typer.Option("--json", help="print {rendered, failed} as JSON")] = False,
 ) -> None:
     """Render general items (any sheet, folds at any offset, rotations, flips, point punches); items
     that cannot be drawn are reported, one line each, and skipped (exit 1). Family records
-    (`generate --family`) are animated in their benchmark's look unless --look says otherwise."""
+    (`generate --family`) are drawn (3-D and 2-D) in their benchmark's look unless --look says otherwise."""
     from ..dataset.media import MediaRequest
     from ..errors import InputError
     from ..io import read_records
+    from ..render.item_images import look_of
     from ..sheets import item_from_record
 
     try:
@@ -53,13 +55,10 @@ def render_item(
         fail("--video/--frames/--images: ask for at least one modality")
     wanted = {i for chunk in ids for i in chunk.split(",") if i} if ids else None
     opts = request.animation_options() if request.animated else None
-    if request.animated:
-        from ..render.items import look_of
-
-        try:
-            look_of({}, look)  # an unknown --look is a usage error before any work
-        except InputError as error:
-            fail(str(error))
+    try:
+        look_of({}, look)  # an unknown --look is a usage error before any work
+    except InputError as error:
+        fail(str(error))
     rendered, failed = [], {}
     for index, record in enumerate(records):
         name = f"item {index + 1}"
@@ -76,7 +75,7 @@ def render_item(
             if images:
                 from ..render.item_images import write_item_images
 
-                write_item_images(item, out_dir, item_name=name)
+                write_item_images(item, out_dir, item_name=name, look=look_of(record, look))
             rendered.append(name)
         except InputError as error:
             failed[error.item or name] = str(error if error.item else error.at(item=name))
