@@ -22,7 +22,7 @@ from foldsim.dataset.generate import GenerateOptions, generate_records
 from foldsim.families.mentalblackboard import SHEET
 from foldsim.holes import parse_holes
 from foldsim.reference import simulate_reference
-from foldsim.render.choice import render_choice_media
+from foldsim.render.choice import record_media, render_choice_media
 from foldsim.render.text import grid_chars, grid_text
 from foldsim.rules import GROUPS as GROUP_NAMES
 
@@ -200,11 +200,12 @@ def test_media_show_no_answer_and_name_options_by_label_only(datasets):
     names = [f.relative_to(folder).as_posix() for f in files]
     assert not any(model in name for name in names for model in CHOICE_MODELS)
     assert not any("result" in name for name in names)  # no result image, no final-result grid
-    for label, path in zip("ABCDE", record["optionImgs"], strict=True):
+    media = record_media(record)  # the file was written without images: it names none
+    for label, path in zip("ABCDE", media["optionImgs"], strict=True):
         assert path == f"choice_options/{record['id']}/{record['id']}_option_{label}.png" and path in names
-    images = [np.asarray(Image.open(folder / p)) for p in record["optionImgs"]]
+    images = [np.asarray(Image.open(folder / p)) for p in media["optionImgs"]]
     assert len({i.tobytes() for i in images}) == 5 and len({i.shape for i in images}) == 1  # one style, 5 drawings
-    question = Image.open(folder / record["questionImg"])
+    question = Image.open(folder / media["questionImg"])
     assert question.width > 5 * 200 and question.height > 2 * 200
     text = (folder / f"img_text_outputs/{record['id']}/text/{record['id']}_textual_options.txt").read_text()
     for option in record["options"]:
@@ -215,12 +216,14 @@ def test_media_show_no_answer_and_name_options_by_label_only(datasets):
 def test_split_and_plan_choice_media(datasets):
     folder, rows = datasets["split"]
     files = render_choice_media(rows[3], folder, ("images", "text"), sheet=SHEET)
-    assert (folder / rows[3]["questionImg"]).is_file() and (folder / rows[3]["optionImg"]).is_file()
-    assert rows[3]["optionImg"].endswith(f"_option_{rows[3]['option']}.png")
+    media = record_media(rows[3])
+    assert (folder / media["questionImg"]).is_file() and (folder / media["optionImg"]).is_file()
+    assert media["optionImg"].endswith(f"_option_{rows[3]['option']}.png")
     folder, records = datasets["plan-choice"]
     files = render_choice_media(records[0], folder, ("images", "text"), sheet=SHEET)
     names = {f.relative_to(folder).as_posix() for f in files}
-    assert {records[0]["questionImg"], records[0]["targetImg"], *records[0]["optionImgs"]} <= names
+    media = record_media(records[0])
+    assert {media["questionImg"], media["targetImg"], *media["optionImgs"]} <= names
     assert not any(f"img_text_outputs/{records[0]['id']}/img" in n for n in names)  # no steps: they are the answer
 
 
@@ -231,13 +234,15 @@ def test_prompt_templates_show_the_question_and_no_answer(datasets, task):
     from foldsim.eval.prompts import Templates, dataset_prompts
     from foldsim.dataset.media import write_sheet
 
+    from foldsim.dataset.choice import with_media
+
     folder, records = datasets[task]
-    records = records[:2]
+    write_sheet(folder)
+    for record in records[:2]:
+        render_choice_media(record, folder, ("images", "text"), sheet=SHEET)
+    records = [with_media(r, record_media(r)) for r in records[:2]]  # as a file lists them once drawn
     subset = folder / f"subset-{FILES[task]}"
     subset.write_text(json.dumps(records))
-    write_sheet(folder)
-    for record in records:
-        render_choice_media(record, folder, ("images", "text"), sheet=SHEET)
     modalities = Templates().modalities(task)
     assert {"text", "images"} <= set(modalities)
     for modality in set(modalities) - {"video"}:

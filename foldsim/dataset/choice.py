@@ -31,12 +31,13 @@ from ..families.mentalblackboard import SHEET
 from ..tasks import CHOICE_TASKS
 from .. import kernels as K
 from ..kernels import actions as A
-from ..render.choice import cue_text, media_paths, options_text, plan_options_text
+from ..render.choice import cue_text, media_paths, options_text, plan_options_text, record_media
 from ..render.text import grid_chars, grid_text
 from ..rules import GROUPS
 from ..solve import solve_tasks
 from . import distractors as D
 from .levels import level_score
+from .media import MEDIA_FIELDS
 
 BASE_TASK = {"choice": "prediction", "split": "prediction", "plan-choice": "planning"}
 TASK_MODELS = {"choice": D.CHOICE_MODELS, "split": D.CHOICE_MODELS, "plan-choice": D.PLAN_MODELS}
@@ -352,10 +353,39 @@ def choice_records(options) -> list[dict]:
             if len(spec.cues) > 1 or cue != "none":
                 record["cue"] = cue_field(cue, item, grid)
             record["level"] = level
-            record.update(media_paths(task, rid, config.id, labels, cue=cue != "none"))
             record.update(prompt_texts(record, plan_papers.get(config.id)))
+            record = with_media(record, media_paths(task, rid, config.id, labels, cue=cue != "none"))
             records += split_rows(record, config.id) if task == "split" else [record]
     return records
+
+
+#: where a media field goes in a choice, split or plan-choice record: before the first of these
+#: fields the record has (or last). Choice and plan-choice records: every media field before
+#: `optionsText`; split rows: `foldingVideo` and `cueImg` before `cueText`, their question and
+#: option images before `optionText`.
+MEDIA_PLACES = {"questionImg": ("optionsText", "optionText"), "optionImgs": ("optionsText", "optionText"),
+                "optionImg": ("optionsText", "optionText"), "targetImg": ("optionsText", "optionText"),
+                "foldingVideo": ("optionsText", "cueText"), "cueImg": ("optionsText", "cueText")}
+
+
+def with_media(record: dict, fields: dict) -> dict:
+    """The record listing exactly the media `fields` (field -> path or list of paths): a field it
+    already has keeps its place (with the value given), a new one goes where `choice_records` puts
+    it (MEDIA_PLACES), and any other media field is dropped. So a record written without its media
+    fields gets them back where a record written with them has them."""
+    before: dict[str | None, list[str]] = {}
+    for name in fields:
+        if name not in record:
+            before.setdefault(next((k for k in MEDIA_PLACES.get(name, ()) if k in record), None), []).append(name)
+    out: dict = {}
+    for key, value in record.items():
+        out.update((name, fields[name]) for name in before.get(key, ()))
+        if key not in MEDIA_FIELDS:
+            out[key] = value
+        elif key in fields:
+            out[key] = fields[key]
+    out.update((name, fields[name]) for name in before.get(None, ()))
+    return out
 
 
 def prompt_texts(record: dict, papers) -> dict[str, str]:
@@ -394,13 +424,15 @@ def plan_option_papers(chosen: Sequence[Chosen], configs: Sequence[Config]) -> d
 
 
 def split_rows(record: dict, item_id: str) -> list[dict]:
-    """The K yes/no rows of a choice record: one per option, sharing the item index."""
+    """The K yes/no rows of a choice record: one per option, sharing the item index; their media
+    fields are `record_media`'s (their own question and option image, the item's folding video and
+    the record's cue image)."""
     rows = []
     for option in record["options"]:
         row = {"id": f"{record['id']}_{option['label']}", "taskType": "Split", "item": record["id"],
                "option": option["label"], "answer": "yes" if option["label"] == record["answer"] else "no"}
-        row.update({k: v for k, v in record.items() if k not in ("id", "taskType", "options", "answer",
-                                                                 "questionImg", "optionImgs", "optionsText")})
+        row.update({k: v for k, v in record.items()
+                    if k not in ("id", "taskType", "options", "answer", "optionsText") and k not in MEDIA_FIELDS})
         row["optionHoles"] = option["resultHoles"]
         row["error"] = option["error"]
         for key in ("errorDetail", "errorConfig", "sharedHoles"):
@@ -408,11 +440,9 @@ def split_rows(record: dict, item_id: str) -> list[dict]:
                 row[key] = option[key]
         if "cue" in record and record["cue"]["kind"] != "none":
             row["cue"] = {**record["cue"], "impliedAnswer": "yes" if record["cue"]["impliedAnswer"] == option["label"] else "no"}
-        row["questionImg"] = f"choice_questions/{row['id']}.png"
-        row["optionImg"] = record["optionImgs"][ord(option["label"]) - ord("A")]
         row["optionText"] = next(block for block in record["optionsText"].split("\n\n")
                                  if block.startswith(f"Option {option['label']}:"))
-        rows.append(row)
+        rows.append(with_media(row, record_media(row)))
     return rows
 
 

@@ -70,6 +70,14 @@ MEDIA_DIRS = ("folding_videos", "unfolding_videos", "folding_frames", "unfolding
               "img_text_outputs", MANIFEST_DIR)
 #: the record fields naming 3-D assets, in the published order (formats §1.2)
 ASSET_FIELDS = ("foldingVideo", "foldingFramesDir", "unfoldingVideo", "unfoldingFramesDir", "resultImg")
+#: the record fields naming image files (a path or a list of paths, relative to the dataset folder):
+#: family items' question, steps and option images (foldsim.families.media), and the choice tasks'
+#: question, option, target and cue images (foldsim.render.choice.record_media)
+IMAGE_FIELDS = ("questionImg", "stepsImg", "optionImgs", "optionImg", "targetImg", "cueImg")
+#: every field that says which media files an item has: a record lists one only once they are there
+MEDIA_FIELDS = (*ASSET_FIELDS, *IMAGE_FIELDS)
+#: the taskType of the choice tasks' records (foldsim.dataset.choice), which name their own media
+CHOICE_TASK_TYPES = ("Choice", "Split", "PlanChoice")
 #: ids become file and folder names, so they are kept to a safe alphabet
 SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 #: temp files and folders of foldsim's atomic writes (`.<name>.<8 random characters>.tmp`), and the
@@ -221,9 +229,32 @@ def content_hash(data: object) -> str:
 
 
 def record_hash(record: dict) -> str:
-    """The hash of what an item's media are drawn from: the record without its media fields (which
-    say what was written, not what to draw)."""
+    """The hash of what an item's media are drawn from: the record without its 3-D asset fields
+    (which say what was written, not what to draw). A choice record's other media fields are named
+    by what it holds (`choice_media`), so it is hashed with all of them, listed or not: the same
+    item in a data file written with its images and in one written without hashes alike."""
+    media = choice_media(record)
+    if media is not None:
+        record = {**record, **media}
     return content_hash({k: v for k, v in record.items() if k not in ASSET_FIELDS})
+
+
+def is_choice_record(record: dict) -> bool:
+    """A MentalBlackboard choice, split or plan-choice record (a family item has a `family`)."""
+    return record.get("taskType") in CHOICE_TASK_TYPES and "family" not in record
+
+
+def choice_media(record: dict) -> dict | None:
+    """A choice record's media fields as its content names them (foldsim.render.choice.record_media);
+    None for another record, or for one that cannot name them (its drawing fails and says why)."""
+    if not is_choice_record(record):
+        return None
+    from ..render.choice import record_media
+
+    try:
+        return record_media(record)
+    except InputError:
+        return None
 
 
 def file_entry(path: Path) -> list:
@@ -343,13 +374,33 @@ def _remove(path: Path) -> None:
 
 
 def listed(record: dict, manifest: Manifest | None) -> dict:
-    """The record with exactly the media fields whose files its manifest vouches for (in the
-    published field order): a video or image when its file is listed, a frames folder when the
-    frames modality is (its frames are its files)."""
-    out = {k: v for k, v in record.items() if k not in ASSET_FIELDS}
+    """The record with exactly the media fields (MEDIA_FIELDS) whose every file its verified manifest
+    lists; no manifest, no media field. The one rule of what a record lists, whoever wrote the files:
+
+    - MentalBlackboard's 3-D assets (ASSET_FIELDS): the paths its id gives (`asset_paths`), in the
+      published field order; a frames folder counts when the frames modality lists files in it;
+    - a choice, split or plan-choice record: the media its content names (`choice_media`: question,
+      option, target and cue images, the folding video), in the places its task puts them, also
+      when the record came without them (a data file written before its media were);
+    - image fields named in any other record (IMAGE_FIELDS, a path or a list of paths: family items),
+      where they are.
+
+    A record never names a file that a failed, skipped or interrupted drawing did not leave."""
+    files = manifest.files(manifest.modalities) if manifest is not None else set()
+
+    def vouched(value: object) -> bool:
+        names = value if isinstance(value, list) else [value]
+        return bool(names) and all(isinstance(n, str) and n in files for n in names)
+
+    media = choice_media(record)
+    if media is not None:
+        from .choice import with_media
+
+        return with_media(record, {name: value for name, value in media.items() if vouched(value)})
+    out = {k: v for k, v in record.items()
+           if k not in ASSET_FIELDS and not (k in IMAGE_FIELDS and not vouched(v))}
     present: dict[str, str] = {}
-    if manifest is not None:
-        files = manifest.files(manifest.modalities)
+    if manifest is not None and any(m in manifest.modalities for m in ANIMATED):  # only they write 3-D assets
         frames = manifest.modalities.get("frames") or {}
         for name, relative in asset_paths(str(record["id"])).items():
             folder = name.endswith("FramesDir")
@@ -374,9 +425,6 @@ def listed_records(records: Sequence[dict], manifests: dict[str, Manifest]) -> l
 
 
 # -- one item (runs in a worker process or a Ray task) ---------------------------------------------------
-
-
-CHOICE_TASK_TYPES = ("Choice", "Split", "PlanChoice")
 
 
 def render_item(record: dict, out_dir: str, todo: Sequence[str], request: MediaRequest) -> dict[str, dict]:
