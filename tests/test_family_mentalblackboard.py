@@ -47,9 +47,9 @@ def generated(tmp_path_factory) -> Path:
 def test_both_files_and_the_native_file_is_generate_task_choice(generated, tmp_path):
     from foldsim.families.base import hole_key, holes_from_json
 
-    cli("generate", "--task", "choice", "--count", COUNT, "--seed", 1, "--out", tmp_path)
+    cli("generate", "--task", "choice", "--count", COUNT, "--seed", 1, "--images", "--out", tmp_path)
     native = generated / "PFHP_Choice_Data.json"
-    assert native.read_bytes() == (tmp_path / "PFHP_Choice_Data.json").read_bytes()
+    assert native.read_bytes() == (tmp_path / "PFHP_Choice_Data.json").read_bytes()  # images named as drawn
     natives, records = json.loads(native.read_text()), items(generated)
     assert [r["id"] for r in records] == [n["id"] for n in natives]
     for record, row in zip(records, natives):
@@ -149,6 +149,9 @@ def test_simulate_fold_and_render_item_read_the_records(generated, tmp_path):
 def test_no_media_names_no_image(tmp_path):
     cli(*ARGS[:4], 2, "--seed", 2, "--no-media", "--workers", 1, "--out", tmp_path / "mb")
     assert "Img" not in (tmp_path / "mb" / "mentalblackboard_items.json").read_text()
+    native = (tmp_path / "mb" / "PFHP_Choice_Data.json").read_text()  # the benchmark's file: no media either
+    assert "Img" not in native and "foldingVideo" not in native
+    assert [r["native"][0] for r in items(tmp_path / "mb")] == json.loads(native)
     assert not (tmp_path / "mb" / "choice_questions").exists()
     cli("generate", "--family", "srbench", "--level", 1, "--count", 2, "--seed", 2, "--no-media", "--out", tmp_path / "sr")
     assert "Img" not in (tmp_path / "sr" / "srbench_items.json").read_text()
@@ -170,6 +173,9 @@ def test_an_item_whose_images_failed_names_none(tmp_path, monkeypatch):
     assert "PFHP_2" in result.stderr and "media: 2 rendered, 0 already complete, 1 failed" in result.stdout
     named = {r["id"]: image_names(r) + image_names(r["native"][0]) for r in items(tmp_path / "mb")}
     assert named["PFHP_2"] == [] and named["PFHP_1"] and named["PFHP_3"]
+    natives = json.loads((tmp_path / "mb" / "PFHP_Choice_Data.json").read_text())
+    assert [r["native"][0] for r in items(tmp_path / "mb")] == natives  # the native rows are the file's
+    assert [bool(image_names(n)) for n in natives] == [True, False, True]
 
     monkeypatch.setattr(family_media, "write_record_images", failing(family_media.write_record_images, "srbench_00002"))
     cli("generate", "--family", "srbench", "--level", 1, "--count", 3, "--seed", 2, "--workers", 1,

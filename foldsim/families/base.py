@@ -146,8 +146,8 @@ class Family:
         machinery of `foldsim generate --task` (foldsim.dataset.media): the folder checked and
         locked before any work, per-item manifests, resume, `workers` local processes or Ray tasks
         (`backend`, `address`). The items file names an image only where the item's verified
-        manifest lists it (`listed_images`). Returns ({items, native[, split], count, images},
-        the RenderReport). A family with its own generator overrides this (MentalBlackboard)."""
+        manifest lists it (`foldsim.dataset.media.listed`). Returns ({items, native[, split],
+        count, images}, the RenderReport). A family with its own generator overrides this (MentalBlackboard)."""
         return _write_sampled_run(self, out_dir, count, seed, level, console=console, media=media, splits=splits,
                                   workers=workers, backend=backend, address=address, first_id=first_id)
 
@@ -425,27 +425,6 @@ def items_file_name(fam: Family) -> str:
     return f"{fam.name}_items.json"
 
 
-#: the record fields that name an item's image files (a path or a list of paths, relative to the
-#: dataset folder): what the evaluation road shows a model
-IMAGE_FIELDS = ("questionImg", "stepsImg", "optionImgs")
-
-
-def listed_images(record: dict, manifest=None) -> dict:
-    """The record with only the image fields (IMAGE_FIELDS) whose every file its verified manifest
-    (foldsim.dataset.media.Manifest, after `OutputFolder.render`) lists: no manifest, no image
-    names. The same rule `foldsim.dataset.media.listed` applies to MentalBlackboard's 3-D assets, so
-    a record never names an image a failed, skipped or interrupted drawing did not leave."""
-    files = manifest.files(manifest.modalities) if manifest is not None else set()
-    out = {}
-    for key, value in record.items():
-        if key in IMAGE_FIELDS:
-            names = value if isinstance(value, list) else [value]
-            if not names or not all(isinstance(n, str) and n in files for n in names):
-                continue
-        out[key] = value
-    return out
-
-
 def write_json_list(path, rows: list, out_dir) -> None:
     """A JSON list written atomically; an InputError naming --out when the folder refuses it."""
     import json
@@ -473,7 +452,7 @@ def _write_sampled_run(fam: Family, out_dir, count: int, seed: int, level: str |
     """`Family.write_run` of a family that samples its items (`generate_family`)."""
     from pathlib import Path
 
-    from ..dataset.media import MediaRequest, RenderReport, open_output
+    from ..dataset.media import MediaRequest, RenderReport, listed, open_output
     from ..progress import counting_bar
     from .open import split_records
 
@@ -498,11 +477,11 @@ def _write_sampled_run(fam: Family, out_dir, count: int, seed: int, level: str |
 
         def write_items(manifests: dict) -> None:
             """The items (and split rows) naming only the images the manifests vouch for."""
-            listed = [listed_images(r, manifests.get(r["id"])) for r in records]
-            write_json_list(items_path, listed, out)
+            named = [listed(r, manifests.get(r["id"])) for r in records]
+            write_json_list(items_path, named, out)
             if yes_no:
                 rows = []
-                for record in listed:
+                for record in named:
                     for row in split_records(record):
                         row = {k: v for k, v in row.items() if not (k.endswith("Img") and v is None)}
                         if record.get("split") is not None:

@@ -12,9 +12,10 @@ and every option as exact point holes (location L -> the centroid of triangle L,
 direction reduced by its symmetry as the benchmark writes it: `base.seen_as`), each option's error
 model, the answer label, and the benchmark's record as `native`. The key is computed by the general
 engine on the preset's 32 rigid triangles and must equal the benchmark kernel's answer (a
-disagreement is a bug and stops the run). Image names (`questionImg`, `stepsImg`, `optionImgs`, the
-same fields of `native`) are listed only where the item's verified manifest lists every file
-(`base.listed_images`): none with `--no-media`, none for an item whose drawing failed.
+disagreement is a bug and stops the run). Image names (`questionImg`, `stepsImg`, `optionImgs`, and
+the media fields of `native`, which is the row as the benchmark's file lists it) are listed only
+where the item's verified manifest lists every file (`foldsim.dataset.media.listed`): none with
+`--no-media` in a new folder, none for an item whose drawing failed.
 
 Levels: the family's level table has one level, `all` (every structure group, as `--task choice`
 draws them); `--level easy|medium|hard` is the benchmark's difficulty preset
@@ -151,12 +152,12 @@ def write_run(fam, out_dir, count: int, seed: int, level: str | None = None, *, 
     """`Family.write_run` of MentalBlackboard: the benchmark's choice records through its generator
     and media machinery (`generate --task choice [--images]`: the folder checked and locked first,
     resume, workers, Ray; `media` draws the choice images), and the same items in foldsim's family
-    format, naming only the images the verified manifests list (`base.listed_images`). Returns
+    format, naming only the images the verified manifests list (`foldsim.dataset.media.listed`). Returns
     ({items, native, count, images}, the RenderReport), as every family's `write_run`."""
     from ..dataset.generate import DATA_FILE, generate_records
-    from ..dataset.media import MediaRequest, RenderReport, open_output
+    from ..dataset.media import MediaRequest, RenderReport, listed, open_output
     from ..progress import counting_bar
-    from .base import items_file_name, listed_images, write_json_list
+    from .base import items_file_name, write_json_list
 
     options = generate_options(count, seed, level, splits, first_id)
     out = Path(out_dir)
@@ -169,19 +170,17 @@ def write_run(fam, out_dir, count: int, seed: int, level: str | None = None, *, 
             records = [family_record(fam, r, key) for r, key in zip(natives, engine_keys(fam, natives), strict=True)]
             advance(len(records))
 
-        def write_items(manifests: dict) -> None:
-            """The family items, each with its benchmark record as written and the images vouched for."""
-            listed = folder.listed_records(natives)  # as the benchmark's file lists them now
-            rows = []
-            for record, native in zip(records, listed, strict=True):
-                manifest = manifests.get(record["id"])
-                rows.append(listed_images({**record, "native": [listed_images(native, manifest)]}, manifest))
+        def write_items() -> None:
+            """The family items, each with its benchmark record as the benchmark's file lists it now
+            and the images the same verified manifests vouch for (none before drawing)."""
+            rows = [listed({**record, "native": [native]}, folder.manifests.get(record["id"]))
+                    for record, native in zip(records, folder.listed_records(natives), strict=True)]
             write_json_list(items_path, rows, out)
 
-        write_items({})  # before drawing: no image is vouched for yet
+        write_items()  # before drawing: no image is vouched for yet
         report = folder.render(natives, workers=workers, backend=backend, address=address, console=console,
                                source=native_path.name, data_path=native_path)
-        write_items(folder.manifests if media else {})
+        write_items()
         images = sum(len(m.files(["images"])) for m in folder.manifests.values()) if media else 0
     if not media:  # nothing was to be drawn: report only what went wrong, as the other families do
         report = RenderReport(failed=report.failed, removed_temps=report.removed_temps, fatal=report.fatal)
