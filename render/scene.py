@@ -273,14 +273,17 @@ def _masking_shaders(folder: Path) -> Path:
 
 @contextmanager
 def offscreen_renderer(opts: AnimationOptions) -> Iterator[pyrender.OffscreenRenderer]:
-    """An offscreen renderer that honours alphaMode "MASK", freed on exit.
+    """An offscreen renderer that honours alphaMode "MASK", freed on exit; it draws `build_scene`'s
+    scenes (an `OrderedRenderer`).
 
     pyrender 0.1.45 accepts a material's alphaMode but its shader never discards a fragment, so a
     masked texel would still draw paper; this renderer compiles its shaders from a patched copy.
     """
-    renderer = pyrender.OffscreenRenderer(opts.width, opts.height)
+    renderer = pyrender.OffscreenRenderer(opts.width, opts.height)  # its context is current
     try:
         with tempfile.TemporaryDirectory(prefix="foldsim-shaders-") as folder:
+            renderer._renderer.delete()
+            renderer._renderer = OrderedRenderer(opts.width, opts.height)  # no public hook for the class either
             # pyrender has no public hook for its shader folder; its Renderer reads this cache lazily
             renderer._renderer._program_cache = ShaderProgramCache(shader_dir=_masking_shaders(Path(folder)))
             yield renderer
@@ -326,10 +329,57 @@ def project(points: np.ndarray, opts: AnimationOptions) -> np.ndarray:
     return project_with(view_projection(opts), points, opts)
 
 
-def build_scene(meshes: list[pyrender.Mesh], opts: AnimationOptions) -> pyrender.Scene:
-    """A scene with `meshes`, the camera and a light at the camera (faces turned away get darker)."""
+class OrderedScene(pyrender.Scene):
+    """A pyrender scene that remembers the order its nodes were added in, so `OrderedRenderer` can
+    draw its meshes in an order that is the same in every process (pyrender keeps nodes in sets,
+    which iterate in an order set by the objects' memory addresses)."""
+
+    def __init__(self, *args, **kwargs):
+        self._added: dict[pyrender.Node, int] = {}
+        self._count = 0
+        super().__init__(*args, **kwargs)
+
+    def add_node(self, node: pyrender.Node, parent_node: pyrender.Node | None = None) -> None:
+        super().add_node(node, parent_node)
+        self._added[node] = self._count
+        self._count += 1
+
+    def _remove_node(self, node: pyrender.Node) -> None:  # pyrender's removal of a node and, in turn, its children
+        super()._remove_node(node)
+        self._added.pop(node, None)
+
+    def rank(self, node: pyrender.Node) -> int:
+        """The node's place in the order of adding (0 first; later adds get higher ranks)."""
+        return self._added[node]
+
+
+class OrderedRenderer(pyrender.Renderer):
+    """pyrender's renderer, drawing an `OrderedScene`'s meshes in a fixed order: as pyrender does,
+    the opaque meshes, then the transparent ones, each farthest pose first, but meshes at equal
+    distance (the paper and the crease rod both sit at the origin) in the order they were added.
+
+    pyrender takes them from the scene's set of mesh nodes, ordered by the nodes' memory addresses,
+    and sorts stably by distance only, so the paper and the rod came in an order that varied from
+    process to process (PYTHONHASHSEED does not touch object hashes). Where the rod meets the paper,
+    a few samples get the same 24-bit depth from both, and the depth test (GL_LESS) keeps whichever
+    was drawn first: a row of pixels along the crease (or a single one) flipped between two colours
+    from run to run. Drawn in a fixed order, equal depths always go to the paper (added first)."""
+
+    def _sorted_mesh_nodes(self, scene: OrderedScene) -> list[pyrender.Node]:
+        camera = scene.get_pose(scene.main_camera_node)[:3, 3]
+
+        def key(node: pyrender.Node) -> tuple[bool, float, int]:
+            distance = np.linalg.norm(scene.get_pose(node)[:3, 3] - camera)
+            return node.mesh.is_transparent, -distance, scene.rank(node)
+
+        return sorted(scene.mesh_nodes, key=key)
+
+
+def build_scene(meshes: list[pyrender.Mesh], opts: AnimationOptions) -> OrderedScene:
+    """A scene with `meshes`, the camera and a light at the camera (faces turned away get darker);
+    an `OrderedRenderer` draws the meshes at equal distance in the list's order."""
     ambient = [opts.ambient_light] * 3
-    scene = pyrender.Scene(bg_color=[c / 255 for c in opts.background_colour] + [1.0], ambient_light=ambient)
+    scene = OrderedScene(bg_color=[c / 255 for c in opts.background_colour] + [1.0], ambient_light=ambient)
     for mesh in meshes:
         scene.add(mesh)
     pose = camera_pose(opts)
@@ -352,8 +402,8 @@ def _fast_shaders(folder: Path, fragment: str = shaders.FRAGMENT) -> Path:
     return folder
 
 
-class _ColourRenderer(pyrender.Renderer):
-    """pyrender's renderer, reading back only the colour buffer, and of it only `region` (x, y,
+class _ColourRenderer(OrderedRenderer):
+    """An `OrderedRenderer`, reading back only the colour buffer, and of it only `region` (x, y,
     width, height in OpenGL's bottom-left pixel coordinates): pyrender also reads and linearises the
     depth buffer on every frame, which the animation never uses, and resolving the multisampled
     buffer costs as much as drawing the sheet, so only the part the sheet covers is resolved."""
@@ -417,7 +467,8 @@ class SheetRenderer:
         self._front_data[:, 6:] = uv
         self._back_data[:, 6:] = uv[back_order]
         ambient = [opts.ambient_light] * 3
-        self.scene = pyrender.Scene(bg_color=[c / 255 for c in opts.background_colour] + [1.0], ambient_light=ambient)
+        # the paper is added first, so it is drawn before the crease rod (`OrderedRenderer`)
+        self.scene = OrderedScene(bg_color=[c / 255 for c in opts.background_colour] + [1.0], ambient_light=ambient)
         self.scene.add(pyrender.Mesh([self._front, self._back]))
         pose = camera_pose(opts)
         self._camera = self.scene.add(camera(opts), pose=pose)
