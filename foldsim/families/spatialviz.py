@@ -173,20 +173,15 @@ class SpatialVizFamily(Family):
         def opt(name, cell_set, **detail) -> Option:
             return Option(holes(cell_set), name, detail)
 
-        def row_edits(r: int) -> list[Option]:
-            out = [opt("delete_row", {x for x in cells if x[0] != r}, row=r + 1)]
-            for e in empty_rows:
-                copied = {(e, c) for (rr, c) in cells if rr == r}
-                out.append(opt("copy_row", cells | copied, row=r + 1, into=e + 1))
-                out.append(opt("move_row", {x for x in cells if x[0] != r} | copied, row=r + 1, into=e + 1))
-            return out
-
-        def col_edits(c: int) -> list[Option]:
-            out = [opt("delete_column", {x for x in cells if x[1] != c}, column=c + 1)]
-            for e in empty_cols:
-                copied = {(r, e) for (r, cc) in cells if cc == c}
-                out.append(opt("copy_column", cells | copied, column=c + 1, into=e + 1))
-                out.append(opt("move_column", {x for x in cells if x[1] != c} | copied, column=c + 1, into=e + 1))
+        def line_edits(axis: int, i: int) -> list[Option]:
+            """Delete row/column i (axis 0/1), and copy or move it into each empty one."""
+            name, empties = ("row", empty_rows) if axis == 0 else ("column", empty_cols)
+            kept = {x for x in cells if x[axis] != i}
+            out = [opt(f"delete_{name}", kept, **{name: i + 1})]
+            for e in empties:
+                copied = {(e, x[1]) if axis == 0 else (x[0], e) for x in cells if x[axis] == i}
+                out.append(opt(f"copy_{name}", cells | copied, **{name: i + 1, "into": e + 1}))
+                out.append(opt(f"move_{name}", kept | copied, **{name: i + 1, "into": e + 1}))
             return out
 
         def swap(a: int, b: int) -> Option:
@@ -195,22 +190,17 @@ class SpatialVizFamily(Family):
 
         # the peer's choice first: a row or a column (both when every row and column has a hole)
         if len(full_rows) == rows and len(full_cols) == cols:
-            r = rng.choice(full_rows)
-            first = [opt("delete_row", {x for x in cells if x[0] != r}, row=r + 1)]
+            first = line_edits(0, rng.choice(full_rows))  # no empty line: the deletion alone
             if len(full_cols) > 1:
                 a, b = rng.sample(full_cols, 2)
-                first += [opt("delete_column", {x for x in cells if x[1] != a}, column=a + 1), swap(a, b)]
-        elif rng.random() < 0.5:
-            r = rng.choice(full_rows)
-            edits = row_edits(r)
-            e = rng.choice(empty_rows) if empty_rows else None
-            first = [edits[0]] + [o for o in edits[1:] if o.detail.get("into") == (e + 1 if e is not None else None)]
+                first += [*line_edits(1, a), swap(a, b)]
         else:
-            c = rng.choice(full_cols)
-            edits = col_edits(c)
-            e = rng.choice(empty_cols) if empty_cols else None
+            axis = 0 if rng.random() < 0.5 else 1
+            full, empties = (full_rows, empty_rows) if axis == 0 else (full_cols, empty_cols)
+            edits = line_edits(axis, rng.choice(full))
+            e = rng.choice(empties) if empties else None
             first = [edits[0]] + [o for o in edits[1:] if o.detail.get("into") == (e + 1 if e is not None else None)]
-        rest = [o for r in full_rows for o in row_edits(r)] + [o for c in full_cols for o in col_edits(c)]
+        rest = [o for r in full_rows for o in line_edits(0, r)] + [o for c in full_cols for o in line_edits(1, c)]
         rest += [swap(a, b) for a in full_cols for b in full_cols if a < b]
         rng.shuffle(rest)
         return first + rest
