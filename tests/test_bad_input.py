@@ -16,7 +16,6 @@ import importlib
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 import foldsim.check
 import foldsim.enumerate
@@ -25,7 +24,8 @@ import foldsim.solve
 from foldsim import Config, Hole, InputError, simulate
 from foldsim.errors import describe
 from foldsim.check import check_records
-from foldsim.cli import app, main
+from cli_invoke import invoke
+from foldsim.cli import main
 from foldsim.cli.common import EXIT_ITEMS, EXIT_OK, EXIT_USAGE, check_output_path
 from foldsim.codes import parse_action
 from foldsim.io import UnreadableRecord, read_records
@@ -188,13 +188,6 @@ def test_an_unexpected_exception_in_a_comparison_is_that_items(monkeypatch):
 
 # -- files -------------------------------------------------------------------------------------------
 
-
-def invoke(*args: str, env: dict | None = None):
-    """Run a command in-process; no exception but SystemExit may leave it."""
-    result = CliRunner().invoke(app, list(args), env=env)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"exception escaped: {result.exception!r}") from result.exception
-    return result
 
 
 def error_lines(result) -> list[str]:

@@ -12,10 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
-from typer.testing import CliRunner
 
 from conftest import fuzz_settings
-from foldsim.cli import app
+from cli_invoke import invoke
 from foldsim.codes import code_of_entry
 from foldsim.eval import score_item
 from foldsim.eval.pipeline import image_tokens
@@ -26,12 +25,6 @@ from test_prompts import make_dataset
 
 MODEL = "stub-model"
 
-
-def invoke(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"exception escaped: {result.exception!r}") from result.exception
-    return result
 
 
 def keys_of(dataset: Path, task: str, modality: str, templates: Path | None = None) -> dict[str, str]:

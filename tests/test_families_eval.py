@@ -12,9 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from foldsim.cli import app
+from cli_invoke import invoke
 from foldsim.eval.prompts import dataset_prompts
 from foldsim.eval.requests import RequestOptions, chat_messages
 from openai_stub_server import StubServer, message_key
@@ -22,12 +21,6 @@ from openai_stub_server import StubServer, message_key
 MODEL = "stub-model"
 COUNT = 3
 
-
-def invoke(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"exception escaped: {result.exception!r}") from result.exception
-    return result
 
 
 @pytest.fixture(scope="module")

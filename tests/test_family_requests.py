@@ -20,9 +20,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from foldsim.cli import app
+from cli_invoke import invoke
 from foldsim.eval.prompts import Templates, dataset_prompts
 from foldsim.eval.requests import RequestOptions, chat_messages
 from openai_stub_server import StubServer, message_key
@@ -43,12 +42,6 @@ CASES = [("spatialviz", "family-choice", "spatialviz_items.json"), ("spatialviz"
 SCORER = {"family-choice": ("choice", "accuracy"), "family-split": ("split", "item_accuracy"),
           "holes": ("holes", "exact_match")}
 
-
-def invoke(*args, env: dict | None = None):
-    result = CliRunner().invoke(app, [str(a) for a in args], env=env)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"exception escaped: {result.exception!r}") from result.exception
-    return result
 
 
 @pytest.fixture(scope="module")

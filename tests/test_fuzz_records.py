@@ -20,12 +20,11 @@ import pytest
 import typer
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from conftest import GENERALIZATION, PLANNING, fuzz_settings, require
 from foldsim.batching import MEMORY_BUDGET_ENV, parse_memory_budget
 from foldsim.check import MATCH, check_file, check_records
-from foldsim.cli import app
+from cli_invoke import invoke
 from foldsim.cli.common import EXIT_ITEMS, EXIT_OK, EXIT_USAGE, check_output_path
 from foldsim.errors import InputError
 from foldsim.io import record_name
@@ -320,14 +319,11 @@ def test_fuzzed_files_are_read_item_by_item_or_refused_in_one_line(pool, tmp_pat
 # -- the commands ------------------------------------------------------------------------------------
 
 
-def invoke(*args: str, env: dict | None = None):
-    result = CliRunner().invoke(app, list(args), env=env)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"exception escaped: {result.exception!r}") from result.exception
+def invoke_lines(*args: str, env: dict | None = None):
+    result = invoke(*args, env=env)
     lines = result.stderr.splitlines()
     assert all(line.startswith("error: ") for line in lines), result.stderr
     return result, lines
-
 
 @fuzz_settings(0.03)
 @given(data=st.data())
@@ -337,7 +333,7 @@ def test_check_command_reports_every_bad_item_and_exits_by_the_scheme(pool, tmp_
     path.write_bytes(content)
     fc = check_file(path)
     assert_file_rules(path, expect, fc)
-    done, lines = invoke("check", "--json", str(path))
+    done, lines = invoke_lines("check", "--json", str(path))
     invalid = [i for i in fc.items if i.verdict == STATUS_INVALID]
     if fc.error:
         assert done.exit_code == EXIT_USAGE and lines == [f"error: {fc.error}"]
@@ -359,7 +355,7 @@ def test_solve_command_reports_every_bad_task_and_solves_the_others(planning_poo
         return
     tasks = [planning_task(r, i) for i, r in enumerate(records)]
     assume(all(t.error or t.folds <= 2 for t in tasks))  # 3- and 4-fold searches cost 0.1-0.3 s each
-    done, lines = invoke("solve", "--json", str(path))
+    done, lines = invoke_lines("solve", "--json", str(path))
     bad = [t for t in tasks if t.error or t.folds > 4]
     assert done.exit_code == (EXIT_ITEMS if bad else EXIT_OK)
     assert len(lines) == len(bad)
@@ -393,7 +389,7 @@ def test_memory_budget_values_parse_or_are_one_line_errors(text):
 def test_check_command_with_any_memory_budget(pool, tmp_path, text):
     path = tmp_path / "good.json"
     path.write_text(json.dumps(pool[:2]))
-    done, lines = invoke("check", "--json", str(path), env={MEMORY_BUDGET_ENV: text})
+    done, lines = invoke_lines("check", "--json", str(path), env={MEMORY_BUDGET_ENV: text})
     try:
         parse_memory_budget(text.strip()) if text.strip() else None
     except InputError:

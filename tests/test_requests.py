@@ -12,9 +12,8 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from foldsim.cli import app
+from cli_invoke import invoke
 from foldsim.codes import code_of_entry
 from foldsim.errors import InputError
 from foldsim.eval.requests import (
@@ -34,12 +33,6 @@ def dataset(tmp_path_factory) -> Path:
     add_3d_media(root, records, root / "tiny.mp4")
     return path
 
-
-def invoke(*args: str):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"exception escaped: {result.exception!r}") from result.exception
-    return result
 
 
 def lines(path: Path) -> list[dict]:
