@@ -194,3 +194,21 @@ def test_edge_neighbours_agree_with_the_reference_geometry():
     keys = [{tuple(p) for p in tri} for tri in R.FLAT]
     expected = [[a != b and len(keys[a] & keys[b]) == 2 for b in range(32)] for a in range(32)]
     assert SHEET.edge_neighbours.tolist() == expected
+
+
+def test_every_family_has_a_sheet_and_its_symmetry_tables():
+    """A general family's sheet is the engine's mesh of its level: four triangles per cell, the
+    quarter turns a group of permutations on a square sheet, the mirror an involution, shared edges
+    symmetric; a sheet that a quarter turn does not map onto itself says so."""
+    from foldsim.mesh import TriangleSheet
+
+    sheet = family("spatialviz").mesh("L2")
+    assert (sheet.cols, sheet.rows, sheet.n_triangles) == (5, 5, 100)
+    turns = sheet.turn_permutations
+    assert np.array_equal(turns[0], np.arange(100)) and np.array_equal(turns[1][turns[3]], np.arange(100))
+    assert np.array_equal(sheet.mirror_permutation[sheet.mirror_permutation], np.arange(100))
+    assert np.array_equal(sheet.edge_neighbours, sheet.edge_neighbours.T)
+    assert (sheet.edge_neighbours.sum(1) <= 3).all() and sheet.edge_neighbours.sum(1).min() == 2
+    assert np.allclose(sheet.centroids.mean(0), 0) and sheet.index_of_centroid_sums(np.array([[999, 0]]))[0] == -1
+    with pytest.raises(ValueError, match="not mapped onto itself"):
+        TriangleSheet.rectangle("strip", 3, 2).turn_permutations
