@@ -74,6 +74,10 @@ def test_invalid_and_unreadable(records, tmp_path):
     broken["answer"] = "Z"
     report = audit_records([broken, records[1], "junk"])
     assert [i.verdict for i in report.items] == [INVALID, OK, INVALID]
+    no_rows = copy.deepcopy(records[1])
+    del no_rows["item"]["sheet"]["rows"]
+    [item] = audit_records([no_rows]).items
+    assert item.verdict == INVALID and item.reason.startswith(f"{no_rows['id']}: item.sheet.rows: ")
     path = tmp_path / "items.json"
     bad, _, _ = _plant(records[1], "dropped")
     path.write_text(json.dumps([records[0], bad]))

@@ -57,7 +57,10 @@ def _keyed(record: dict, name: str):
         raise InputError(f"must be an object, got {describe(record)}", item=name)
     if "item" not in record:
         raise InputError("is missing", item=name, field="item")
-    item = item_from_record(record["item"])
+    try:
+        item = item_from_record(record["item"])
+    except InputError as err:
+        raise err.at(item=name, field_prefix="item") from None
     options = record.get("options")
     answer = record.get("answer")
     if not isinstance(options, list) or not options:
