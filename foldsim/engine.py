@@ -24,6 +24,7 @@ from . import kernels as K
 from .batching import pad_columns, run_chunked
 from .errors import InputError, debugging, internal_error_text
 from .kernels import engine as E
+from .result import STATUS_INVALID, STATUS_NOT_REALIZABLE, STATUS_OFF_PAPER, STATUS_OK, Result, not_realizable_text
 from .sheets import (
     MAX_PUNCH_DENOMINATOR,
     MAX_TRIANGLES,
@@ -203,8 +204,6 @@ def failure_reason(item: SheetItem, code: int, step: int, detail: int) -> str:
     if code == K.OFF_PAPER:
         punch = item.punches[step]
         return f"punch {step + 1} at ({punch.x}, {punch.y}) is not on the folded paper"
-    from .simulate import not_realizable_text
-
     return f"action {step + 1} ({describe_action(item.actions[step])}) is not realizable: {not_realizable_text(code, detail)}"
 
 
@@ -213,8 +212,6 @@ def simulate_items(items: Iterable[SheetItem | dict], *, rigid_mesh: np.ndarray 
     """Simulate general items; one `foldsim.simulate.Result` per item, in order. `rigid_mesh`
     (int32[T, 3, 2] lattice triangles, a preset's own mesh at resolution 1) replaces the subdivided
     rectangle; a line that crosses one of its triangles makes the fold not realizable."""
-    from .simulate import STATUS_INVALID, STATUS_NOT_REALIZABLE, STATUS_OFF_PAPER, STATUS_OK, Result
-
     items = list(items)
     results: list = [None] * len(items)
     pending: dict[int, tuple[SheetItem, int]] = {}

@@ -131,7 +131,7 @@ def enumerate_command(
     from ..errors import InputError
 
     if family is not None:
-        from ..families.base import family as family_of
+        from ..families.registry import family as family_of
 
         try:
             fam = family_of(family)

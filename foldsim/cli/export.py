@@ -75,7 +75,7 @@ def export_command(
     (one error line each), 2 when nothing could run (also: --format vlmevalkit with --modality video, and a
     README.md in --out that is not a foldsim dataset card, for hf and lmms-eval)."""
     from ..errors import InputError
-    from ..dataset.export import export_dataset
+    from ..outputs.export import export_dataset
     from ..dataset.media import default_workers
 
     if workers is not None and workers < 1:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..eval.report.limits import DRAW_LIMIT, MAX_ITEMS
+from ..outputs.report.limits import DRAW_LIMIT, MAX_ITEMS
 from .common import app, check_output_path, err, fail, item_errors, items_exit_code, out, write_output
 
 TaskOption = Annotated[str | None, typer.Option(
@@ -28,7 +28,7 @@ def _positive(value: int, option: str) -> None:
 def _write(data, page: Path, *, assets: bool, draw_limit: int) -> None:
     """Draw the page with a progress bar and write it atomically (its assets first)."""
     from ..progress import counting_bar
-    from ..eval.report import page_text
+    from ..outputs.report import page_text
 
     bar, advance = counting_bar("drawing the page", "items", len(data.items), console=err)
     try:
@@ -54,7 +54,7 @@ def report(
     """Score one or several models on a dataset and write one self-contained web page: headline
     metrics side by side, accuracy plots, and an item browser drawing every answer against the truth."""
     from ..errors import InputError
-    from ..eval.report import assets_folder, build_report
+    from ..outputs.report import assets_folder, build_report
 
     _positive(draw_limit, "--draw-limit")
     _positive(max_items, "--max-items")
@@ -82,7 +82,7 @@ def browse(
     """Write a browser of a dataset's items (media, record, check status) to inspect it before
     publishing. Exit 1 when some item is unreadable or does not match its simulation."""
     from ..errors import InputError
-    from ..eval.report import build_report
+    from ..outputs.report import build_report
 
     _positive(draw_limit, "--draw-limit")
     _positive(max_items, "--max-items")

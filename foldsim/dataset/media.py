@@ -11,7 +11,7 @@ Layout (the benchmark's, formats §1.2 and §5), under the dataset root:
     prediction_results/PFHP_<n>_result.png        --video or --frames
     img_text_outputs/<id>/img/<id>_fold_<i>_<foldType>.png ...   --images
     img_text_outputs/<id>/text/<id>_textual_steps.txt ...        --text
-    <id>.png, <id>_steps.png, <id>_<label>.png    `generate --family` (foldsim.families.media)
+    <id>.png, <id>_steps.png, <id>_<label>.png    `generate --family` (foldsim.dataset.family_media)
     manifest/<id>.json                            what was written for the item, from what, and how
     .foldsim.lock                                 only while a run writes into the folder (removed at its end)
 
@@ -45,13 +45,14 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from ..errors import InputError
-from ..families.mentalblackboard import SHEET
+from ..mentalblackboard_sheet import SHEET
 from ..io import atomic_write_json
 from ..progress import counting_bar
 from ..render.images import write_images, write_numbered_sheet
 from ..render.text import write_text
 from ..simulate import simulate
 from ..trace import trace
+from .media_names import ASSET_FIELDS, IMAGE_FIELDS, MEDIA_FIELDS, asset_fields, asset_paths  # noqa: F401  (public here too)
 
 if TYPE_CHECKING:
     from ..render.animation import AnimationOptions
@@ -68,14 +69,6 @@ LOCK_FILE = ".foldsim.lock"
 #: the folders a dataset writes into (checked before any work, swept for stale temp files)
 MEDIA_DIRS = ("folding_videos", "unfolding_videos", "folding_frames", "unfolding_frames", "prediction_results",
               "img_text_outputs", MANIFEST_DIR)
-#: the record fields naming 3-D assets, in the published order (formats §1.2)
-ASSET_FIELDS = ("foldingVideo", "foldingFramesDir", "unfoldingVideo", "unfoldingFramesDir", "resultImg")
-#: the record fields naming image files (a path or a list of paths, relative to the dataset folder):
-#: family items' question, steps and option images (foldsim.families.media), and the choice tasks'
-#: question, option, target and cue images (foldsim.render.choice.record_media)
-IMAGE_FIELDS = ("questionImg", "stepsImg", "optionImgs", "optionImg", "targetImg", "cueImg")
-#: every field that says which media files an item has: a record lists one only once they are there
-MEDIA_FIELDS = (*ASSET_FIELDS, *IMAGE_FIELDS)
 #: the taskType of the choice tasks' records (foldsim.dataset.choice), which name their own media
 CHOICE_TASK_TYPES = ("Choice", "Split", "PlanChoice")
 #: ids become file and folder names, so they are kept to a safe alphabet
@@ -199,23 +192,6 @@ def default_workers() -> int:
 
 
 # -- names and hashes -------------------------------------------------------------------------------------
-
-
-def asset_fields(item_id: str) -> dict:
-    """The record's media fields for an item id (foldingVideo ... resultImg), relative to the
-    dataset root; the names come from the animation module that writes the files."""
-    paths = asset_paths(item_id)
-    return {name: paths[name] for name in ASSET_FIELDS}
-
-
-def asset_paths(item_id: str) -> dict[str, str]:
-    """ASSET_FIELDS -> path relative to the dataset root (frames fields: the folder)."""
-    from ..render.animation import video_paths
-
-    paths = {key: path.as_posix() for key, path in video_paths(Path(), item_id).items()}
-    return {"foldingVideo": paths["folding"], "foldingFramesDir": paths["folding_frames"],
-            "unfoldingVideo": paths["unfolding"], "unfoldingFramesDir": paths["unfolding_frames"],
-            "resultImg": paths["result"]}
 
 
 def manifest_path(out_dir: str | Path, item_id: str) -> Path:
@@ -435,7 +411,7 @@ def render_item(record: dict, out_dir: str, todo: Sequence[str], request: MediaR
     item_id = str(record["id"])
     written: dict[str, list[Path]] = {}
     if "family" in todo:  # a family item's images in its benchmark's look (docs/families.md)
-        from ..families.media import write_record_images
+        from .family_media import write_record_images
 
         written["family"] = write_record_images(record, root)
         todo = [m for m in todo if m != "family"]
@@ -690,7 +666,7 @@ def run_jobs(plans: Sequence[ItemPlan], out_dir: str, request: MediaRequest, *, 
     if backend == "ray":
         from .backends import ray_jobs
 
-        return ray_jobs(plans, out_dir, request, workers=workers, address=address)
+        return ray_jobs(_render_job, plans, out_dir, request, workers=workers, address=address)
     if backend != "local":
         raise InputError(f"unknown backend {backend!r} (expected {' or '.join(BACKENDS)})", field="--backend")
     if workers <= 1 or len(plans) <= 1:

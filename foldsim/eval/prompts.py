@@ -54,7 +54,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..codes import code_of_entry, entry_of_code
+from ..dataset.media_names import (ItemError, record_id, result_image_source, step_codes, step_image_sources,
+                                   text_source)
 from ..errors import InputError
 from ..io import read_records
 
@@ -77,9 +78,6 @@ class TemplateError(InputError):
     """A template or task file that cannot be used (unknown view, missing file, a view that would
     show the answer): a usage error, raised before any item is built."""
 
-
-class ItemError(InputError):
-    """One item cannot be put into a prompt (a media file or record field is missing)."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -343,45 +341,6 @@ def _of_example(render: Callable[[Context, dict], list[Part]]) -> Callable[[Cont
 
 def _of_item(render: Callable[[Context, dict], list[Part]]) -> Callable[[Context], list[Part]]:
     return lambda ctx: render(ctx, ctx.record)
-
-
-def record_id(record: dict) -> str:
-    return str(record.get("id", "?"))
-
-
-def step_codes(record: dict) -> list[str]:
-    """The record's action codes (ItemError naming the entry when one is unreadable)."""
-    entries = record.get("foldingTypes")
-    if not isinstance(entries, list):
-        raise ItemError("missing or not a list", item=record_id(record), field="foldingTypes")
-    codes = []
-    for index, entry in enumerate(entries):
-        try:
-            codes.append(code_of_entry(entry))
-        except InputError as err:
-            raise ItemError(err.message, item=record_id(record), field=f"foldingTypes[{index}]") from None
-    return codes
-
-
-def step_image_sources(record: dict) -> list[str]:
-    """The 2-D step images shown as the steps, relative to the dataset folder: initial sheet, one
-    per action, punching (the result image is not a step). The names follow
-    foldsim.render.images.step_image_names, which draws them (a test keeps the two equal)."""
-    item = record_id(record)
-    folder = f"img_text_outputs/{item}/img"
-    actions = [f"{folder}/{item}_fold_{k}_{entry_of_code(code)['foldType']}.png" for k, code in enumerate(step_codes(record), 1)]
-    return [f"{folder}/{item}_fold_0_initial.png", *actions, f"{folder}/{item}_punching_holes.png"]
-
-
-def result_image_source(record: dict) -> str:
-    item = record_id(record)
-    return f"img_text_outputs/{item}/img/{item}_result_holes.png"
-
-
-def text_source(record: dict, kind: str) -> str:
-    """The text grid files (foldsim.render.text): kind "steps" or "final_result"."""
-    item = record_id(record)
-    return f"img_text_outputs/{item}/text/{item}_textual_{kind}.txt"
 
 
 def _path_field(record: dict, name: str, modality: str) -> str:

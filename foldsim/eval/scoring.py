@@ -527,11 +527,11 @@ def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, 
     from ..tasks import CHOICE_TASKS
     from .choice import score_choice_files
 
-    if task == "holes":  # the open-ended task of family items (foldsim.families.open)
+    if task == "holes":  # the open-ended task of family items (foldsim.eval.holes)
         if compat is not None:
             raise InputError("the reference has no holes task, so there is no reference scorer to reproduce",
                              field="--compat")
-        from ..families.open import score_holes_files
+        from .holes import score_holes_files
 
         return score_holes_files(truth_path, answers_path)
     if task in CHOICE_TASKS:

@@ -13,12 +13,12 @@ from html import escape
 from importlib.resources import files
 
 from ...errors import InputError
-from ...families.mentalblackboard import SHEET
+from ...mentalblackboard_sheet import SHEET
 from ...holes import parse_holes
-from ..verify import CORRECT, REASONS
-from .build import GROUPINGS, HOLES_TASK, VERDICTS, AnswerView, ItemView, ReportData, truth_marks
+from ...eval.verify import CORRECT, REASONS
+from .build import GROUPINGS, HOLES_TASK, VERDICTS, ReportData
 from ...tasks import CHOICE_TASKS
-from .choices import OptionView
+from .views import AnswerView, ItemView, OptionView, truth_marks
 from .media import RECORD_MEDIA, ItemMedia, Medium, found_media, item_media
 from .plots import Breakdown, bar_chart_svg, breakdown, group_order
 from .sheet import Mark, definitions, glyphs_used, grid_svg, legend_html, on_sheet, sheet_svg

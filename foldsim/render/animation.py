@@ -30,7 +30,7 @@ import subprocess
 import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -39,7 +39,6 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..codes import entry_of_code, parse_action
-from ..errors import InputError
 from ..io import atomic_write_bytes, current_umask
 from ..kernels import actions as A
 from ..kernels import motion as M
@@ -47,14 +46,12 @@ from ..mesh import QUARTER_ROTATIONS, TriangleSheet
 from ..trace import Trace
 from . import shaders
 from .images import png_bytes
+from .options import AnimationOptions
 # pyrender via scene: it sets up EGL first
 from .scene import (CREASE_LIFT, CREASE_RADIUS, Cut, HoleState, Look, SheetGeometry, SheetRenderer, hole_cuts,
                     paper_looks, project, sheet_geometry)
 from .text import require_ok
 
-Colour = tuple[int, int, int]
-CADENCES = ("smooth", "reference")
-CAPTION_STYLES = ("codes", "words", "none")
 #: x264 speed preset of the videos: `veryfast` encodes ~1.5x faster than the default `medium` at the
 #: same file size on these flat-shaded frames
 ENCODER_PRESET = "veryfast"
@@ -67,83 +64,6 @@ FFMPEG_PARAMS = ["-preset", ENCODER_PRESET, "-threads", "1", "-pix_fmt", "yuv420
 REFERENCE_FRAMES = {"fold": 7, "rotation": 6, "punch_hold": 3, "unfold": 6, "unfolded": 1, "result": 1}
 #: `Segment.holes_open` for "every hole punched"
 ALL_HOLES = 1 << 30
-
-
-@dataclass(frozen=True)
-class AnimationOptions:
-    """How the 3-D animation looks and how long it runs. Defaults: the smooth cadence, cheap on a
-    CPU (llvmpipe); `AnimationOptions.preset("reference")` gives the benchmark generator's."""
-
-    width: int = 640  # even sizes keep yuv420p MP4s widely playable
-    height: int = 480
-    fps: int = 24  # the folding video's (and the unfolding video's unless unfolding_fps is set)
-    unfolding_fps: int | None = None
-    cadence: str = "smooth"  # smooth | reference (see the module docstring)
-    captions: str = "codes"  # codes ("Fold 1/2: D1-F diagonal ...") | words (no codes) | none
-    seconds_per_action: float = 1.0  # smooth cadence: also the length of the punch
-    hold_seconds: float = 0.5  # smooth cadence: still frames on the initial sheet, before unfolding, on the result
-    camera_distance: float = 8.0  # sheet units (the sheet is 4 wide)
-    camera_elevation: float = 60.0  # degrees above the sheet's plane; 90 looks straight down
-    camera_azimuth: float = 0.0  # degrees about the sheet's normal; 0 = standing at its bottom edge
-    camera_fov: float = 45.0  # vertical field of view, degrees
-    front_colour: Colour = (236, 230, 212)  # warm paper
-    back_colour: Colour = (150, 186, 230)  # pale blue, so a turned-over flap reads at a glance
-    background_colour: Colour = (24, 24, 30)  # holes show this colour too
-    crease_colour: Colour = (20, 20, 20)
-    caption_colour: Colour = (240, 240, 240)
-    label_colour: Colour = (220, 30, 30)  # the result image's triangle ids
-    caption_size: float = 0.045  # caption height as a fraction of the frame height
-    ambient_light: float = 0.3
-    light_intensity: float = 2.5
-    result_labels: bool = True  # red triangle ids on the result image (MentalBlackboard's 1..32, like the reference's)
-
-    def __post_init__(self) -> None:
-        """Reject options ffmpeg or the renderer would fail on later, naming the field."""
-        for name in ("width", "height"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 2 or value % 2:
-                raise InputError(f"must be an even number of pixels >= 2 (H.264 needs it), got {value!r}", field=name)
-        for name in ("fps", "unfolding_fps"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-                raise InputError(f"must be a positive integer, got {value!r}", field=name)
-        for name in ("seconds_per_action", "hold_seconds", "camera_distance", "camera_fov"):
-            if not getattr(self, name) > 0:
-                raise InputError(f"must be positive, got {getattr(self, name)!r}", field=name)
-        if not 0 < self.camera_elevation <= 90:
-            raise InputError(f"must be in (0, 90] degrees, got {self.camera_elevation!r}", field="camera_elevation")
-        for name, allowed in (("cadence", CADENCES), ("captions", CAPTION_STYLES)):
-            if getattr(self, name) not in allowed:
-                raise InputError(f"must be one of {', '.join(allowed)}, got {getattr(self, name)!r}", field=name)
-
-    @classmethod
-    def preset(cls, cadence: str = "smooth", **overrides: object) -> "AnimationOptions":
-        """The options of a cadence, with `overrides` on top: `smooth` is the class defaults;
-        `reference` also sets 2 fps folding / 3 fps unfolding, the camera straight down (and a little
-        closer, so the sheet fills the frame as in the reference's cropped screenshots) and captions in
-        words (codes would name the answer's vocabulary)."""
-        base = {"fps": 2, "unfolding_fps": 3, "camera_elevation": 90.0, "camera_distance": 6.5,
-                "captions": "words"} if cadence == "reference" else {}
-        return cls(**{**base, **overrides, "cadence": cadence})
-
-    @property
-    def folding_fps(self) -> int:
-        return self.fps
-
-    @property
-    def unfolding_video_fps(self) -> int:
-        return self.unfolding_fps or self.fps
-
-    def frames_per_action(self, fps: int | None = None) -> int:
-        """Smooth cadence: frames of one action at `fps` (the folding video's by default)."""
-        return max(1, round((fps or self.fps) * self.seconds_per_action))
-
-    def hold_frames(self, fps: int | None = None) -> int:
-        return max(1, round((fps or self.fps) * self.hold_seconds))
-
-    @classmethod
-    def field_names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(cls))
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from ..errors import InputError
 from ..io import atomic_write_bytes, atomic_write_text, read_records
 from ..rules import group_of
 from ..tasks import CHOICE_TASKS
-from .levels import PRESETS, level_of, record_solutions
+from ..dataset.levels import PRESETS, level_of, record_solutions
 
 FORMATS = ("hf", "vlmevalkit", "lmms-eval")
 DEFAULT_SPLIT = "test"  # records without a `split` field: the benchmark itself
@@ -150,8 +150,8 @@ def answer_object(scorer: str, record: dict) -> dict | str:
     if scorer in CHOICE_TASKS:
         answer = record.get("answer")
         return str(answer[0] if isinstance(answer, list) and answer else answer)
-    if scorer == "holes":  # family items, open-ended (foldsim.families.open)
-        from ..families.open import HOLES_KEY, answer_pairs
+    if scorer == "holes":  # family items, open-ended (foldsim.eval.holes)
+        from ..eval.holes import HOLES_KEY, answer_pairs
 
         return {HOLES_KEY: answer_pairs(record)}
     if scorer == "planning":
@@ -216,7 +216,7 @@ def _item(prompt, record: dict, example: dict | None, root: Path, level: int | N
     if scorer in CHOICE_TASKS:
         truth_of(scorer, record, 0)
     elif scorer == "holes":
-        from ..families.open import truth_pairs
+        from ..eval.holes import truth_pairs
 
         truth_pairs(record)
     else:
@@ -249,7 +249,7 @@ def export_items(dataset: str | Path, task: str, modality: str, *, templates=Non
     many items had their missing media rendered first. InputError when the dataset or the template
     cannot be used at all."""
     from ..eval.prompts import ItemError, load_prompt, resolve_dataset, task_items
-    from .media import SHEET_FILE, MediaRequest, render_items, renderable, write_sheet
+    from ..dataset.media import SHEET_FILE, MediaRequest, render_items, renderable, write_sheet
 
     path = resolve_dataset(dataset)
     root = path.parent
@@ -298,7 +298,7 @@ def score_predictions(scorer: str, records: Sequence[dict], responses: Sequence[
     evaluate returns. Never raises on a response."""
     if scorer == "holes":  # family items, open-ended
         from ..eval.answers import answer_of_completion
-        from ..families.open import score_holes
+        from ..eval.holes import score_holes
 
         answers = [replace(answer_of_completion(response, i), id=str(r.get("id")))
                    for i, (r, response) in enumerate(zip(records, responses))]
@@ -560,7 +560,7 @@ def tsv_frame(items: Sequence[ExportItem], on_item: Callable[[int], None] | None
 
 
 def _resource(name: str) -> str:
-    return resources.files("foldsim.dataset").joinpath("harness", name).read_text(encoding="utf-8")
+    return resources.files("foldsim.outputs").joinpath("harness", name).read_text(encoding="utf-8")
 
 
 def dataset_name(task: str, modality: str) -> str:

@@ -1,4 +1,4 @@
-"""The images of family items, in each benchmark's look (render/item_images.py draws them):
+"""The images of family items, in each benchmark's look (foldsim/render/item_images.py draws them):
 
 - `<id>.png`: the question. SpatialViz and SRBench: the composite as the benchmark prints it, the
   fold steps and the punched paper in the top row, the options A-D / A-C below. VisFactor: the
@@ -14,23 +14,14 @@ the media machinery (foldsim.dataset.media): per-item manifests, resume, the fol
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
+from ..families.base import holes_from_json
+from ..families.records import media_fields
 from ..io import atomic_write_bytes
-from .base import holes_from_json
 
 
-def media_fields(family: str, item_id: str, labels: Sequence[str]) -> dict:
-    """The record fields naming an item's images (relative to the dataset folder)."""
-    fields = {"questionImg": f"{item_id}.png"}
-    if family == "visfactor":
-        fields["stepsImg"] = f"{item_id}.png"
-        fields["optionImgs"] = [f"{item_id}_{label}.png" for label in labels]
-    else:
-        fields["stepsImg"] = f"{item_id}_steps.png"
-    return fields
 
 
 def item_images(record: dict) -> dict[str, bytes]:

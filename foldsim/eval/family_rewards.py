@@ -1,7 +1,7 @@
 """Reward functions for family items (TRL GRPO signature, as foldsim.eval.rewards): the truth is
 the `record` column (a family record from `foldsim generate --family`, or its export's `record`),
 the row's `task` routes it; every value comes from the scorers `foldsim score` uses
-(foldsim.eval.choice for choice and split rows, foldsim.families.open for `holes`), through
+(foldsim.eval.choice for choice and split rows, foldsim.eval.holes for `holes`), through
 foldsim.eval.rewards' frame (identical pairs scored once, a completion never makes a reward raise).
 
 | reward | value per completion |
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..eval.rewards import _scored
+from .rewards import _scored
 
 
 def _per_item(metric: Callable[[dict[str, float]], float]) -> Callable[[str, list, list], list[float]]:
     def score(task: str, records: list, completions: list) -> list[float]:
-        from ..eval.item import score_item
+        from .item import score_item
 
         out = []
         for record, completion in zip(records, completions):

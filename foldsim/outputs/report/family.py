@@ -1,7 +1,7 @@
 """Benchmark family items in the report (foldsim generate --family): their groups, and the
-open-ended `holes` task (foldsim.families.open) drawn on the item's general sheet, cols x rows
+open-ended `holes` task (foldsim.eval.holes) drawn on the item's general sheet, cols x rows
 cells: the exact result holes as circles at their points and each model's answered holes marked
-right / extra / missing by the scorer's own matching (foldsim.families.open.match_pairs), so the
+right / extra / missing by the scorer's own matching (foldsim.eval.holes.match_pairs), so the
 drawing's right holes are the scorer's matched count.
 """
 
@@ -12,8 +12,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from ...errors import InputError
-from ...families.open import field_names, match_pairs, read_holes, score_holes_files, truth_pairs
-from ..answers import Answer, load_answers
+from ...eval.holes import field_names, match_pairs, read_holes, score_holes_files, truth_pairs
+from ...eval.answers import Answer, load_answers
 from .sheet import Mark
 
 TASK = "holes"
@@ -102,7 +102,7 @@ def compare(record: dict, answer: Answer) -> tuple[tuple[Mark, ...], str, str]:
 
 def answer_view(record: dict, score, answer: Answer | None):
     """One model's answer to a holes item: verdict, marks on the sheet, the scorer's ItemScore."""
-    from .build import AnswerView, raw_text
+    from .views import AnswerView, raw_text
 
     if answer is None:
         return AnswerView("missing", "missing", "no answer with this id", HoleNames(record).marks(truth_pairs(record), "missing"),
@@ -116,7 +116,7 @@ def answer_view(record: dict, score, answer: Answer | None):
 
 def item_view(index: int, item_id: str, record: object, models: Sequence):
     """The view of one family record for the holes task (an error for one that cannot be read)."""
-    from .build import ItemView
+    from .views import ItemView
 
     groups = family_groups(record)
     sheet = sheet_of(record)

@@ -51,7 +51,7 @@ from . import shaders  # noqa: E402
 from .shapes import Cut, hole_polygons  # noqa: E402
 
 if TYPE_CHECKING:
-    from .animation import AnimationOptions
+    from .options import AnimationOptions
 
 #: the paper's (front, back) materials
 Look = tuple[pyrender.Material, pyrender.Material]

@@ -16,30 +16,28 @@ from pathlib import Path
 from ...check import ItemCheck, compare
 from ...codes import code_of_entry, pattern_of
 from ...errors import InputError
-from ...holes import Hole
 from ...io import read_records
 from ...simulate import simulate
-from ..answers import Answer, PredictedHole, index_answers, load_answers
-from ..score_base import TASKS, ItemScore, Report, TruthItem, answer_for, greedy_first_fit, load_truth, truth_item
-from ..scoring import field_tests, predicted_tensor, score_files, truth_tensor
+from ...eval.answers import Answer, PredictedHole, index_answers, load_answers
+from ...eval.score_base import TASKS, ItemScore, Report, TruthItem, answer_for, load_truth, truth_item
+from ...eval.scoring import score_files
 from ...tasks import CHOICE_TASKS
-from .choices import TASK_OF_TYPE, OptionView, cue_line, option_views, plan_option_holes
+from .choices import TASK_OF_TYPE, cue_line, option_views, plan_option_holes
 from .sheet import Mark
+from .views import (AnswerView, ItemView, OptionView, PlanView, _degrees, as_predicted, compare_holes, describe_hole,
+                    raw_text, truth_marks)
 
 #: the verdict of one model on one item (the browser's verdict filter)
 VERDICTS = ("correct", "wrong", "unreadable", "missing")
 #: the groupings plots and filters use, with their titles
 GROUPINGS = {"pattern": "action pattern", "folds": "number of folds", "rotation": "rotation", "level": "level",
              "fb": "fold sides (F = in front, B = behind)", "cue": "cue condition"}
-#: the open-ended task of benchmark family records (foldsim.families.open)
+#: the open-ended task of benchmark family records (foldsim.eval.holes)
 HOLES_TASK = "holes"
 #: every task a report scores: the open-ended ones (foldsim.eval.scoring), the choice tasks and
 #: the family records' open-ended holes
 REPORT_TASKS = (*TASKS, *CHOICE_TASKS, HOLES_TASK)
 #: how much raw model text an item shows for an unreadable answer
-RAW_TEXT_CHARS = 2000
-
-
 @dataclass(frozen=True)
 class ModelRun:
     """One model's answers: its name, file, score report (a scoring Report, or a ChoiceReport for
@@ -54,52 +52,6 @@ class ModelRun:
     correct: list[bool]
     verdicts: dict = field(default_factory=dict)  # planning: task id -> foldsim.eval.verify.Verdict
     replayed: dict = field(default_factory=dict)  # planning: task id -> the replayed holes as scored
-
-
-@dataclass(frozen=True)
-class PlanView:
-    """A proposed plan as given, and the verifier's judgement of it."""
-
-    folds: tuple[str, ...]
-    punches: tuple[str, ...]
-    reason: str
-    detail: str
-
-
-@dataclass(frozen=True)
-class AnswerView:
-    """One model's answer to one item, ready to draw."""
-
-    verdict: str  # a VERDICTS value
-    status: str  # the answer's parse status ("missing" when there is none)
-    reason: str  # why it is unreadable, or the planning verifier's reason
-    marks: tuple[Mark, ...] = ()
-    unfolding: tuple[str, ...] | None = None  # None where the task has no unfolding codes
-    score: object = None  # the item's ItemScore (ChoiceScore for the choice tasks)
-    plan: PlanView | None = None
-    text: str = ""  # raw model text (bounded), shown for unreadable answers
-    choice: str | None = None  # the choice tasks: the label (or yes/no) the answer named
-
-
-@dataclass(frozen=True)
-class ItemView:
-    """One item of the browser: the record, its groups and truth, and every model's answer."""
-
-    index: int  # position in the dataset file
-    id: str
-    record: object
-    error: str = ""  # why the record cannot be scored or drawn ("" when it can)
-    codes: tuple[str, ...] = ()
-    groups: dict[str, str] = field(default_factory=dict)
-    truth: tuple[Mark, ...] = ()
-    unfolding: tuple[str, ...] = ()
-    check: ItemCheck | None = None
-    simulated: tuple[Mark, ...] = ()  # the simulation's holes marked against the record's
-    answers: tuple[AnswerView, ...] = ()
-    options: tuple[OptionView, ...] = ()  # the choice tasks
-    cue: tuple[str, str] = ("", "")  # the choice tasks: a line on the item's cue and its text grid
-    sheet: tuple[int, int] | None = None  # a family item (holes task): its sheet's (cols, rows), drawn as a grid
-    cells: bool = True  # a family item: holes named by cell (row, col), else by point (x, y)
 
 
 @dataclass
@@ -119,75 +71,6 @@ class ReportData:
     @property
     def has_answers(self) -> bool:
         return bool(self.models)
-
-
-# --------------------------------------------------------------------------------------------------
-# holes against the truth
-
-
-def describe_hole(shape: str, size: str, location: int | None, directions: str) -> str:
-    where = f"at {location}" if location is not None else "(no location)"
-    turned = f" {directions}" if directions else ""
-    return f"{shape} {size}{turned} {where}"
-
-
-def _degrees(hole: PredictedHole) -> str:
-    return "/".join(f"{d}°" for d in sorted(hole.directions))
-
-
-def truth_marks(holes: Sequence[Hole], kind: str = "truth") -> tuple[Mark, ...]:
-    return tuple(Mark(kind, h.shape, h.size, h.location, h.quarter, title=f"{kind}: {describe_hole(h.shape, h.size, h.location, f'{90 * h.quarter}°')}")
-                 for h in holes)
-
-
-def as_predicted(holes: Sequence[Hole]) -> tuple[PredictedHole, ...]:
-    """Proper holes (a replayed plan, a simulation) in the form answers are compared in."""
-    return tuple(PredictedHole(h.shape, h.size, h.location, frozenset({90 * h.quarter})) for h in holes)
-
-
-def compare_holes(truth: Sequence[Hole], predicted: Sequence[PredictedHole], *, with_direction: bool = True) -> tuple[Mark, ...]:
-    """Mark every predicted hole right, wrong-direction or extra, and every truth hole left over missing.
-
-    Uses the scorer's own field tests. Right holes are a maximum matching on the exact test and
-    wrong-direction ones a maximum matching of the rest on location, shape and size: both tests
-    compare whole keys, so first-fit pairing is already maximum and the number of right holes equals
-    the scorer's matched count.
-    """
-    if not predicted:
-        return truth_marks(truth, "missing")
-    tests = field_tests(truth_tensor([truth]), predicted_tensor([predicted]), with_direction=with_direction)
-    exact = tests["exact"][:, : len(truth), : len(predicted)]
-    pairs = greedy_first_fit(exact)[0] if len(truth) else []
-    truth_of_p = {int(p): g for g, p in enumerate(pairs) if p >= 0}
-    matched_p, matched_g = set(truth_of_p), set(truth_of_p.values())
-    near = (tests["location"] & tests["shape"] & tests["size"])[:, : len(truth), : len(predicted)].copy()
-    near[0, sorted(matched_g), :] = False
-    near[0, :, sorted(matched_p)] = False
-    turned = greedy_first_fit(near)[0] if len(truth) else []
-    turned_of_p = {int(p): g for g, p in enumerate(turned) if p >= 0}
-    marks = []
-    for p, hole in enumerate(predicted):
-        said = describe_hole(hole.shape, hole.size, hole.location, _degrees(hole))
-        note = f" ({hole.note})" if hole.note else ""
-        if p in matched_p:  # drawn as the truth hole it matches (an answer may name its class by two angles)
-            marks.append(Mark("match", hole.shape, hole.size, hole.location, truth[truth_of_p[p]].quarter, title=f"right: {said}"))
-        elif p in turned_of_p:
-            truth_hole = truth[turned_of_p[p]]
-            marks.append(Mark("direction", hole.shape, hole.size, hole.location, _drawn_quarter(hole), truth_hole.quarter,
-                              title=f"wrong direction: {said}{note}; the truth is {90 * truth_hole.quarter}°"))
-        else:
-            marks.append(Mark("extra", hole.shape, hole.size, hole.location, _drawn_quarter(hole), title=f"extra: {said}{note}"))
-    missing = [h for g, h in enumerate(truth) if g not in matched_g and g not in turned_of_p.values()]
-    return (*marks, *truth_marks(missing, "missing"))
-
-
-def _drawn_quarter(hole: PredictedHole) -> int | None:
-    """The quarter turn to draw an answer's glyph at: its single class, else its first angle."""
-    quarter = hole.quarter_for(4)
-    if quarter is None and hole.directions:
-        first = min(hole.directions)
-        quarter = first // 90 if first % 90 == 0 else None
-    return quarter
 
 
 # --------------------------------------------------------------------------------------------------
@@ -299,7 +182,7 @@ def load_models(dataset: Path, task: str, paths: Sequence[Path], names: Sequence
         correct = [bool(item.correct if task in CHOICE_TASKS else item.exact) for item in report.items]
         verdicts, replayed = {}, {}
         if task == "planning":
-            from ..verify import replay_plans
+            from ...eval.verify import replay_plans
 
             verdicts = {v.id: v for v in replay_plans([t.record for t in truth], file_answers)}
             replayed = {i: scored_holes(v) for i, v in verdicts.items()}
@@ -315,12 +198,6 @@ def scored_holes(verdict) -> tuple[PredictedHole, ...]:
     if not verdict.replayed or int(verdict.replay.status[verdict.row]) != K.OK:
         return ()
     return as_predicted(verdict.result_holes())
-
-
-def raw_text(answer: Answer) -> str:
-    """The model's raw text, cut to RAW_TEXT_CHARS."""
-    text = answer.text or ""
-    return text if len(text) <= RAW_TEXT_CHARS else text[:RAW_TEXT_CHARS] + f"… ({len(text) - RAW_TEXT_CHARS} more characters)"
 
 
 def answer_view(task: str, truth: TruthItem, model: ModelRun, score: ItemScore | None) -> AnswerView:
@@ -412,7 +289,7 @@ def build_report(dataset: str | Path, answers: Sequence[str | Path] = (), *, tas
 
 def _groups(record: object) -> dict[str, str]:
     """The groups plots use for a scored item: a family item's (family level, folds) or item_groups'."""
-    from ...dataset.export import is_family_record
+    from ..export import is_family_record
     from .family import family_groups
 
     return family_groups(record) if is_family_record(record) else item_groups(record, None)[1]
@@ -423,7 +300,7 @@ def _item_view(task: str, index: int, record: object, check: ItemCheck | None, r
     """The view of one record; None for a record the report does not score (a generalization
     original: its `_mod` twin is the scored item)."""
     item_id = record_id(record, index)
-    from ...dataset.export import is_family_record
+    from ..export import is_family_record
 
     if task == HOLES_TASK:
         from . import family

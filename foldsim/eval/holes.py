@@ -1,4 +1,4 @@
-"""The evaluation road's view of family items (docs/families.md, Evaluation):
+"""The open-ended holes task of every family (docs/families.md, Evaluation): reading and scoring it.
 
 - the open-ended task `holes` on any general sheet: the model lists the holes of the unfolded
   sheet, by cell (row, col, counted from 1, row 1 at the top) where every hole sits at a cell
@@ -6,8 +6,11 @@
   bottom-left corner in cell units (`"point"`: VisFactor on its 3 x 3 square, SRBench on its 1 x 1
   square); answers are read by foldsim.eval.answers (bounded, never raises) and scored with exact,
   partial and field-wise metrics in foldsim.eval.score_base's Report;
-- VisFactor's yes/no rows in foldsim's split format (scored by `foldsim score split`: an item
+- VisFactor's yes/no rows in foldsim's split format are scored by `foldsim score split` (an item
   counts only when all its rows are right).
+
+The question a record carries and its split rows are written with the record
+(foldsim.families.records); this module reads the answers to them.
 """
 
 from __future__ import annotations
@@ -33,27 +36,12 @@ MAX_NUMBER_CHARS = 40
 _PAIR_TEXT = re.compile(r"\s*+[\[(]?+\s*+([-+0-9./]{1,40}+)\s*+[,;\s]\s*+([-+0-9./]{1,40}+)\s*+[\])]?+\s*+")
 
 
-# -- prompts and records ---------------------------------------------------------------------------
-
-
-def open_question(record: dict) -> str:
-    """The open-ended question of a family record: how to name holes on its sheet and the answer's form."""
-    sheet = record["item"]["sheet"]
-    cols, rows = sheet["cols"], sheet["rows"]
-    if record.get("holeNames") == "cell":
-        return (f"The sheet is a grid of {rows} rows and {cols} columns of cells. Name every hole of the completely "
-                f"unfolded sheet by its cell: row (1 to {rows}, row 1 at the top) and column (1 to {cols}, column 1 "
-                "at the left). End your reply with one line of JSON listing every hole once, for example:\n"
-                '{"holes": [[1, 2], [3, 1]]}')
-    return (f"Measure positions in units where the sheet is {cols} wide and {rows} high: x from the left edge, y up from "
-            "the bottom edge. Give the centre of every hole of the completely unfolded sheet as exact fractions "
-            "(\"1/3\") or decimals. End your reply with one line of JSON listing every hole once, for example:\n"
-            '{"holes": [[0.25, 0.5], ["1/3", "2/3"]]}')
+# -- the truth ----------------------------------------------------------------------------------------
 
 
 def truth_pairs(record: dict) -> list[tuple[Fraction, Fraction]]:
     """The truth holes of a family record as the task names them: (row, col) from 1, or (x, y)."""
-    from .base import holes_from_json
+    from ..families.base import holes_from_json
 
     holes = holes_from_json(record.get("resultHoles"), "resultHoles")
     rows = record["item"]["sheet"]["rows"]
@@ -82,25 +70,6 @@ def _text(value: Fraction) -> str | int:
     return int(value) if value.denominator == 1 else str(value)
 
 
-def split_records(record: dict) -> list[dict]:
-    """A yes/no family record's rows in foldsim's split format (the rows `foldsim score split`
-    reads; `item` is the shared item index)."""
-    rows = []
-    images = record.get("optionImgs") or []
-    for k, option in enumerate(record["options"]):
-        label = option["label"]
-        row = {"id": f"{record['id']}_{label}", "taskType": "Split", "family": record["family"], "item": record["id"],
-               "option": label, "level": record["level"], "answer": "yes" if label == record["answer"] else "no",
-               "error": option.get("error"), "errorDetail": option.get("errorDetail"),
-               "optionHoles": option["resultHoles"], "itemRecord": record["item"],
-               "questionImg": record.get("questionImg"), "stepsImg": record.get("stepsImg"),
-               "question": ("The first image shows a square sheet of paper being folded (each fold drawn as a dashed "
-                            "line, the arrow shows which part moves) and, last, the folded paper with a hole punched "
-                            "through it. Does the second image show the paper correctly unfolded?")}
-        if k < len(images):
-            row["optionImg"] = images[k]
-        rows.append(row)
-    return rows
 
 
 # -- reading answers -------------------------------------------------------------------------------
@@ -143,7 +112,7 @@ def _pair(entry: object, cell: bool) -> tuple[Fraction, Fraction] | None:
 
 def read_holes(answer, cell: bool) -> tuple[list[tuple[Fraction, Fraction]], int, str, str]:
     """(pairs read, entries that could not be read, status, reason) of one Answer. Never raises."""
-    from ..eval.answers import STATUS_OK, STATUS_TOO_LARGE, STATUS_UNPARSEABLE
+    from .answers import STATUS_OK, STATUS_TOO_LARGE, STATUS_UNPARSEABLE
 
     if not answer.ok:
         return [], 0, answer.status, answer.reason
@@ -207,7 +176,7 @@ def field_names(record: dict) -> tuple[str, str]:
 
 def score_holes_unit(record: dict, answer):
     """One record's ItemScore (foldsim.eval.score_base) for an Answer (None: missing)."""
-    from ..eval.score_base import ItemScore
+    from .score_base import ItemScore
 
     item = str(record["id"])
     truth = truth_pairs(record)
@@ -228,7 +197,7 @@ def score_holes_unit(record: dict, answer):
 
 
 def _summary(units: Sequence) -> dict:
-    from ..eval.score_base import ratio
+    from .score_base import ratio
 
     n = len(units)
     denominator = sum(u.truth + max(0, u.predicted - u.truth) for u in units)
@@ -245,8 +214,8 @@ def score_holes(records: Sequence[object], answers: Iterable, *, source: str = "
     """A Report (foldsim.eval.score_base) of the holes task: pooled exact_match, partial (matched
     / (truth + extra)), count_exact, field_<row|col|x|y>, extra_rate, missing_rate; by family and
     level. A truth record that cannot be read counts in N as a failure and is named in `errors`."""
-    from ..eval.answers import index_answers
-    from ..eval.score_base import Report
+    from .answers import index_answers
+    from .score_base import Report
 
     by_id, duplicates = index_answers(answers)
     notes = [f"answer {d} appears more than once: the last one is scored" for d in duplicates]
@@ -283,7 +252,7 @@ def score_holes_files(truth_path: str | Path, answers_path: str | Path):
     """`foldsim score holes TRUTH ANSWERS`: family records (`<family>_items.json`) and any answer
     file `foldsim score` reads (an answer object with a `holes` list; `holes` is one of
     foldsim.eval.answers.ANSWER_KEYS)."""
-    from ..eval.answers import load_answers
+    from .answers import load_answers
     from ..io import read_records
 
     records = read_records(truth_path)
@@ -296,7 +265,7 @@ def score_holes_files(truth_path: str | Path, answers_path: str | Path):
 def score_holes_item(truth_record: dict, response_text) -> dict[str, float]:
     """Per-item metrics of one response (foldsim.eval.score_item, the reward functions). Never
     raises on the response; InputError for a truth record that cannot be read."""
-    from ..eval.answers import answer_of_completion
+    from .answers import answer_of_completion
 
     answer = answer_of_completion(response_text)
     unit = score_holes_unit(truth_record, replace(answer, id=str(truth_record.get("id"))))

@@ -1,4 +1,5 @@
-"""MentalBlackboard on the families' road: `foldsim generate --family mentalblackboard`.
+"""MentalBlackboard on the families' road: `foldsim generate --family mentalblackboard` (the dataset
+layer writes it: its items come from the benchmark's own generator in this package).
 
 The items come from the benchmark's own generator (foldsim.dataset.generate / choice, task
 "choice"), so the benchmark's file (`PFHP_Choice_Data.json`) is exactly what `foldsim generate
@@ -54,9 +55,9 @@ QUESTION = ("The top row of the image shows a square sheet of paper, drawn as a 
 def generate_options(count: int, seed: int, level: str | None, splits=(), first_id: int = 1):
     """The GenerateOptions of `generate --task choice` for the family's count, seed and level
     (validated: an InputError names the option)."""
-    from ..dataset.choice import ChoiceSpec
-    from ..dataset.generate import GenerateOptions, default_groups
-    from ..dataset.levels import PRESETS
+    from .choice import ChoiceSpec
+    from .generate import GenerateOptions, default_groups
+    from .levels import PRESETS
 
     if level is None or level == LEVEL_ALL:
         preset, groups = None, default_groups("choice")
@@ -76,7 +77,7 @@ def point_holes(rows: Sequence[dict], where: str) -> tuple[PointHole, ...]:
     locations' centroids, as an option shows them (`base.seen_as`)."""
     from ..holes import parse_hole
     from ..presets import MB_CENTROIDS
-    from .base import seen_as
+    from ..families.base import seen_as
 
     out = []
     for i, row in enumerate(rows):
@@ -94,7 +95,7 @@ def engine_keys(fam, natives: Sequence[dict]) -> list[tuple[PointHole, ...]]:
     call), checked against the benchmark kernel's `resultHoles`."""
     from ..engine import simulate_items
     from ..presets import mentalblackboard_item
-    from .base import hole_key, seen_as
+    from ..families.base import hole_key, seen_as
 
     results = simulate_items([mentalblackboard_item(r) for r in natives], rigid_mesh=fam.mesh().vertices)
     keys = []
@@ -108,7 +109,7 @@ def engine_keys(fam, natives: Sequence[dict]) -> list[tuple[PointHole, ...]]:
 
 
 def preset_of(score: int) -> str:
-    from ..dataset.levels import PRESETS
+    from .levels import PRESETS
 
     return next(name for name, preset in PRESETS.items() if preset.contains(score))
 
@@ -118,11 +119,11 @@ def family_record(fam, native: dict, key: tuple[PointHole, ...]) -> dict:
     (the engine's, with which holes are seen from the back) is `resultHoles`; every option,
     the keyed one included, is the benchmark's option as point holes."""
     from ..config import Config
-    from ..eval.prompts import step_image_sources
+    from .media_names import step_image_sources
     from ..presets import mentalblackboard_item
     from ..sheets import item_to_record
-    from .base import holes_to_json
-    from .open import open_question
+    from ..families.base import holes_to_json
+    from ..families.records import open_question
 
     config = Config.from_record(native)
     options = []
@@ -149,15 +150,15 @@ def family_record(fam, native: dict, key: tuple[PointHole, ...]) -> dict:
 
 def write_run(fam, out_dir, count: int, seed: int, level: str | None = None, *, console=None, media: bool = True,
               splits=(), workers: int = 1, backend: str = "local", address: str | None = None, first_id: int = 1):
-    """`Family.write_run` of MentalBlackboard: the benchmark's choice records through its generator
-    and media machinery (`generate --task choice [--images]`: the folder checked and locked first,
+    """`generate --family mentalblackboard` (foldsim.dataset.families.write_run): the benchmark's
+    choice records through its generator and media machinery (`generate --task choice [--images]`: the folder checked and locked first,
     resume, workers, Ray; `media` draws the choice images), and the same items in foldsim's family
     format, naming only the images the verified manifests list (`foldsim.dataset.media.listed`). Returns
-    ({items, native, count, images}, the RenderReport), as every family's `write_run`."""
-    from ..dataset.generate import DATA_FILE, generate_records
-    from ..dataset.media import MediaRequest, RenderReport, listed, open_output
+    ({items, native, count, images}, the RenderReport), as every family's run."""
+    from .generate import DATA_FILE, generate_records
+    from .media import MediaRequest, RenderReport, listed, open_output
     from ..progress import counting_bar
-    from .base import items_file_name, write_json_list
+    from .family_runs import items_file_name, write_json_list
 
     options = generate_options(count, seed, level, splits, first_id)
     out = Path(out_dir)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import InputError
-from ...families.mentalblackboard import SHEET
+from ...mentalblackboard_sheet import SHEET
 from ...io import atomic_write_bytes
 from ...render.images import ImageStyle, image_dir, png_bytes, step_images
 from ...render.text import steps_text, text_dir

@@ -11,34 +11,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InputError
 from ...holes import Hole, parse_holes
 from ...simulate import simulate
-from ..answers import Answer
-from .sheet import Mark
+from ...eval.answers import Answer
+from .views import AnswerView, OptionView, as_predicted, compare_holes, raw_text
 
 #: a record's taskType (lower-cased) -> its task
 TASK_OF_TYPE = {"choice": "choice", "split": "split", "planchoice": "plan-choice"}
 
 
-@dataclass(frozen=True)
-class OptionView:
-    """One option of an item: its label, error model (None for a right one), whether it is right,
-    its holes marked against the right answer, and a line of detail (the error's, or the folds)."""
-
-    label: str
-    error: str | None
-    right: bool
-    marks: tuple[Mark, ...]
-    detail: str = ""
-
-
 def score_model(task: str, dataset: Path, path: Path):
     """(ChoiceReport, answers) of one answers file; InputError when a file cannot be read."""
-    from ..choice import load_choice_answers, score_choice_files
+    from ...eval.choice import load_choice_answers, score_choice_files
 
     return score_choice_files(task, dataset, path), load_choice_answers(path)
 
@@ -70,8 +57,6 @@ def plan_option_holes(records: Sequence[object]) -> dict[tuple[int, str], tuple[
 
 def option_views(task: str, index: int, record: dict, truth: Sequence[Hole], plan_holes: dict) -> tuple[OptionView, ...]:
     """The options of one record (split: the row's one option) marked against the right answer."""
-    from .build import as_predicted, compare_holes
-
     if task == "split":
         options = [{"label": record.get("option"), "resultHoles": record.get("optionHoles"), "error": record.get("error"),
                     "errorDetail": record.get("errorDetail")}]
@@ -114,9 +99,7 @@ def _codes(entries: object) -> str:
 def answer_view(task: str, unit, answer: Answer | None, options: Sequence[OptionView], labels: str | None):
     """One model's choice: verdict, what it chose (and the error model of a wrong choice), the chosen
     option's drawing, and why an answer is unreadable or ambiguous."""
-    from ..choice import STATUS_AMBIGUOUS, STATUS_NONE, extract_answer
-    from .build import AnswerView, raw_text
-
+    from ...eval.choice import STATUS_AMBIGUOUS, STATUS_NONE, extract_answer
     if answer is None:
         return AnswerView("missing", "missing", "no answer with this id", score=unit)
     if unit is None or unit.status == STATUS_NONE:
