@@ -165,9 +165,13 @@ def check_size(item: SheetItem, r: int) -> None:
 
 
 def run_mesh(mesh: np.ndarray, actions: np.ndarray, punches: np.ndarray, *, chunk_rows: int | None = None):
-    """The kernel over rows (actions int32[N, S, W], punches int32[N, P, 3]) as NumPy."""
+    """The kernel over rows (actions int32[N, S, W], punches int32[N, P, 3]) as NumPy, in chunks
+    that fit the memory budget at the kernel's measured bytes per row (`limits.simulate_row_bytes`)."""
+    from .limits import simulate_row_bytes
+
     fn = functools.partial(E.simulate_mesh_batch, np.asarray(mesh, np.int32))
-    return run_chunked(fn, [actions, punches], [0, 0], chunk_rows=chunk_rows)
+    return run_chunked(fn, [actions, punches], [0, 0], chunk_rows=chunk_rows,
+                       peak_row_bytes=simulate_row_bytes(len(mesh), actions.shape[1], punches.shape[1]))
 
 
 def bucket(n: int) -> int:

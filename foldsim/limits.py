@@ -40,3 +40,45 @@ MAX_TRIANGLES = 1 << 16
 MAX_PUNCHES = 256
 #: actions (folds, rotations, flips) of one item: each is one scanned kernel step
 MAX_ACTIONS = 64
+
+# -- memory: bytes per kernel row, the bounds derived from them (issue 28's size work; docs/errors.md,
+# "Sizes and bounds"; measured by `python -m benchmarks.kernel_memory`, which prints XLA's compiled
+# buffer sizes beside these formulas: each formula is an upper bound, 1.1x-1.8x the measurement
+# from 64 triangles up, more on the smallest sheets, where a few KB of fixed cost dominate) --------
+
+#: what one kernel row may need at the record bounds: simulate_row_bytes(MAX_TRIANGLES, MAX_ACTIONS,
+#: MAX_PUNCHES) stays below it (683 MB), so a row at the bounds runs wherever 1 GiB is free
+MAX_ROW_BYTES = 1 << 30
+#: rows of one kernel call: the most a chunk derived from the memory budget may hold (beyond it the
+#: rows/s no longer grow, benchmarks/scaling); a call of fewer rows is chunked further, down to one row
+MAX_ROWS_PER_CALL = 65_600
+#: configurations of one `enumerate/solve --sheet` space, whatever the memory: its fold sequences are
+#: int16 alphabet indices and its plan indices int64 (the memory bound is usually far lower:
+#: memory budget / space_configuration_bytes)
+MAX_SPACE_CONFIGURATIONS = 50_000_000
+#: items of one `generate --family` run: the run holds every record (family item + native form,
+#: measured 2-6 KB of Python objects each) before writing them atomically, so 1,000,000 items is at
+#: most ~6 GB; larger sets are several runs with --first-id
+MAX_FAMILY_COUNT = 1_000_000
+
+
+def simulate_row_bytes(triangles: int, actions: int, punches: int) -> int:
+    """Bytes one row of `kernels.engine.simulate_mesh_batch` holds at its peak (inputs, outputs and
+    XLA's temporaries): per-triangle state, a few bytes per scanned step and, dominating, the
+    per-punch hit and dedupe arrays over every triangle (bool/int32 [P, T] several times over;
+    measured 36-39 bytes per punch and triangle from T = 256 up)."""
+    return 160 * triangles + 64 * actions + punches * (40 * triangles + 4096)
+
+
+def space_child_bytes(triangles: int, punches: int, words: int) -> int:
+    """Bytes one child (prefix x one fold of the alphabet) of the configuration-space extender holds
+    at its peak: its folded state and, when punched, every punch's hole bit set built over every
+    triangle (uint32[P, T, words] before the OR-reduction)."""
+    return 1024 + 40 * triangles + punches * (4 * triangles * (words + 4) + 4 * words)
+
+
+def space_configuration_bytes(triangles: int, punches: int, words: int, folds: int) -> int:
+    """Host bytes one kept configuration of a space holds: its sequence (int16 per fold), its holes
+    (uint32[P, words] + bool[P]) and, for the next level, its folded state (~40 bytes a triangle),
+    twice (the level's chunks and their concatenation)."""
+    return 2 * (2 * folds + punches * (4 * words + 1) + 40 * triangles)
