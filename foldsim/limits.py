@@ -41,6 +41,26 @@ MAX_PUNCHES = 256
 #: actions (folds, rotations, flips) of one item: each is one scanned kernel step
 MAX_ACTIONS = 64
 
+# -- inputs and media (the reading and rendering side of issue 28; docs/errors.md, "Output paths and
+# file names") -------------------------------------------------------------------------------------
+
+#: bytes of one input file foldsim reads (records, answers): json.loads holds about 10 bytes of
+#: Python objects per byte of a records file (measured: 9.6 on 200,000 general items, 34 MB), so
+#: 1 GiB of JSON is a ~10 GB parse; a stream that never ends (/dev/zero, a pipe) is cut off here
+#: instead of filling memory
+MAX_INPUT_BYTES = 1 << 30
+#: pixels of a 3-D frame's side (--width, --height): one RGBA frame of 4096 x 4096 is 64 MiB, and the
+#: renderer holds a few (its framebuffer, the read-back, the encoder's pipe) at once
+MAX_FRAME_SIDE = 4096
+#: frames per second of a video (--fps, --folding-fps, --unfolding-fps)
+MAX_FPS = 120
+#: frames of one action, fps x --seconds-per-action (and of a hold, fps x hold_seconds): the punch
+#: keeps one hole texture per frame while it grows (about half of the frames are distinct), each up
+#: to 2048 x 2048 texels x 4 bytes = 16 MiB (render/scene.py MAX_TEXTURE_PIXELS, a family look's RGBA
+#: paint), so 120 frames hold at most ~1 GiB; the frames of an item are this times its actions
+#: (MAX_ACTIONS) plus the holds, streamed to the encoder one at a time
+MAX_FRAMES_PER_ACTION = 120
+
 # -- memory: bytes per kernel row, the bounds derived from them (issue 28's size work; docs/errors.md,
 # "Sizes and bounds"; measured by `python -m benchmarks.kernel_memory`, which prints XLA's compiled
 # buffer sizes beside these formulas: each formula is an upper bound, 1.1x-1.8x the measurement

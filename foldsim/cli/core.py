@@ -88,7 +88,8 @@ def simulate(
     """Simulate every item and print (or --out) one JSON answer per item: status, holes (exact
     points for general items, the benchmark's fields for MentalBlackboard records). Exit 0 when every
     item was read (not_realizable and off_paper are answers); 1 when some item is invalid (one error
-    line each, the others answered); 2 when a file cannot be read."""
+    line each, the others answered); 2 when a file cannot be read (one line; the other files are
+    still answered, as `check` does)."""
     from ..errors import InputError
     from ..io import read_records
     from ..simulate import STATUS_INVALID
@@ -96,20 +97,24 @@ def simulate(
 
     if out_file is not None:
         check_output_path(out_file, "file")
-    answers, failed = [], 0
+    answers, failed, unreadable = [], 0, 0
     for path in files:
         try:
             records = read_records(path)
         except InputError as problem:
-            fail(problem)
+            error(problem)
+            unreadable += 1
+            continue
         results = run(records)
         answers += [r.to_json() for r in results]
         failed += item_errors(path, [r.reason for r in results if r.status == STATUS_INVALID])
+    if unreadable == len(files):  # nothing read: no empty answer list (nor an --out over a good one)
+        raise typer.Exit(EXIT_USAGE)
     if out_file is not None:
         write_output(out_file, json.dumps(answers, indent=1) + "\n")
     else:
         print_json(answers)
-    raise typer.Exit(items_exit_code(failed))
+    raise typer.Exit(EXIT_USAGE if unreadable else items_exit_code(failed))
 
 
 @app.command("enumerate")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .common import app, err, fail, out, print_json
+from .common import app, check_output_path, err, fail, out, print_json
 
 # options shared by the commands that write media (generate, render)
 VideoOption = Annotated[bool, typer.Option("--video", help="3-D folding/unfolding MP4s and the result PNG")]
@@ -130,6 +130,7 @@ def generate(
         _check_backend(backend, address)
     except InputError as error:
         fail(str(error))
+    check_output_path(out_dir, "dir")  # the one output check (no device, FIFO, file, unwritable place)
     try:
         path, records, report = write_dataset(options, out_dir, request, workers=_worker_count(workers),
                                               backend=backend, address=address, console=err)
@@ -210,6 +211,7 @@ def render(
         fail(str(error))
     if not request.modalities:
         fail("--video/--frames/--images/--text: ask for at least one modality")
+    check_output_path(out_dir, "dir")  # the one output check (no device, FIFO, file, unwritable place)
     wanted = [i for chunk in ids for i in chunk.split(",") if i] if ids else None
     drawable, failed = renderable(records, wanted)
     try:
