@@ -167,14 +167,24 @@ def _bounded_int(digits: str) -> int | OversizedNumber:
     return OversizedNumber(count) if limit and count > limit else int(digits)
 
 
+class Records(list):
+    """The records of a JSON Lines file, with `positions`: each record's line ("line 4"), so an error
+    about a record without an id names the line a reader can find (foldsim.simulate)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.positions: list[str] = []
+
+
 def _jsonl_records(text: str) -> list:
     """One record per non-blank line; a line that is not JSON becomes an UnreadableRecord. Lines end
     at "\n" only: str.splitlines would also cut at U+2028 and other separators that JSON strings
     may hold unescaped."""
-    records: list = []
+    records = Records()
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
+        records.positions.append(f"line {number}")
         try:
             records.append(loads_bounded(line))
         except json.JSONDecodeError as err:

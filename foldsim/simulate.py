@@ -240,7 +240,7 @@ def _simulate_configs(batch: list, indices: list[int], names: list[str], *, chun
         item = batch[i]
         try:
             config = as_config(item, i)
-            if config.id == record_name(item, i) != names[i]:
+            if config.id == record_name(None, i) != names[i]:  # no id: named by its position (a line)
                 config = replace(config, id=names[i])
             rows.append(encode_row(config))
             configs.append(config)

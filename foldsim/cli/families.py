@@ -64,10 +64,7 @@ def audit(
             error(problem)
             code = EXIT_USAGE
             continue
-        if family is not None:
-            records = [r if not isinstance(r, dict) or r.get("family") in (None, family)
-                       else {"id": r.get("id"), "item": None} for r in records]
-        report = audit_records(records, str(path))
+        report = audit_records(records, str(path), family=family)
         reports.append(report)
         if not report.all_ok:
             code = max(code, EXIT_ITEMS)
