@@ -29,6 +29,19 @@ CaptionsOption = Annotated[str | None, typer.Option("--captions", help="words (n
 BackendOption = Annotated[str, typer.Option("--backend", help="local (worker processes) | ray (Ray tasks)")]
 AddressOption = Annotated[str | None, typer.Option(
     "--address", help="ray: the cluster to run on (auto, HOST:6379, ray://HOST:10001); default: a local instance")]
+VerboseOption = Annotated[bool, typer.Option("--verbose", help="with --video/--frames: say which OpenGL renderer "
+                                             "draws the 3-D media (platform, vendor, renderer, version)")]
+
+
+def say_renderer(request, verbose: bool) -> None:
+    """With --verbose and 3-D media asked for: one `note:` line naming the OpenGL renderer (a GPU's
+    EGL or Mesa's llvmpipe on the CPU; render workers inherit the same environment, so the same one),
+    before any work."""
+    if verbose and request.animated:
+        from ..render.scene import gl_renderer
+        from .common import note
+
+        note(f"3-D renderer: {gl_renderer()}")
 
 
 def _worker_count(workers: int | None) -> int:
@@ -88,6 +101,7 @@ def generate(
     as_json: Annotated[bool, typer.Option("--json", help="print {data, records, rendered, skipped, failed}")] = False,
     no_media: Annotated[bool, typer.Option("--no-media", help="with --family: write the records only, not the "
                                            "family's images")] = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Generate a MentalBlackboard-format dataset by structure group, with the media asked for; with
     --family, a benchmark family's items in its own format and foldsim's (foldsim.families)."""
@@ -131,6 +145,7 @@ def generate(
     except InputError as error:
         fail(str(error))
     check_output_path(out_dir, "dir")  # the one output check (no device, FIFO, file, unwritable place)
+    say_renderer(request, verbose)
     try:
         path, records, report = write_dataset(options, out_dir, request, workers=_worker_count(workers),
                                               backend=backend, address=address, console=err)
@@ -195,6 +210,7 @@ def render(
     backend: BackendOption = "local",
     address: AddressOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {rendered, skipped, failed} as JSON")] = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Render the media of an existing file; items that cannot be drawn are reported and skipped."""
     from ..errors import InputError
@@ -212,6 +228,7 @@ def render(
     if not request.modalities:
         fail("--video/--frames/--images/--text: ask for at least one modality")
     check_output_path(out_dir, "dir")  # the one output check (no device, FIFO, file, unwritable place)
+    say_renderer(request, verbose)
     wanted = [i for chunk in ids for i in chunk.split(",") if i] if ids else None
     drawable, failed = renderable(records, wanted)
     try:

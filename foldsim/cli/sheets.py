@@ -11,7 +11,7 @@ import typer
 
 from .common import app, check_output_path, fail, item_errors, items_exit_code, note, out, print_json
 from .dataset import (CadenceOption, CaptionsOption, ElevationOption, FpsOption, FramesOption, HeightOption,
-                      ImagesOption, SecondsOption, VideoOption, WidthOption)
+                      ImagesOption, SecondsOption, VerboseOption, VideoOption, WidthOption, say_renderer)
 
 
 @app.command("render-item")
@@ -35,6 +35,7 @@ def render_item(
                                                       "spatialviz | visfactor | srbench")] = "family",
     as_json: Annotated[bool, typer.Option("--json", help="print {rendered: [ids], failed: [error lines], renamed: "
                                           "{id: file name}} as JSON")] = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Render general items (any sheet, folds at any offset, rotations, flips, point punches); items
     that cannot be drawn are reported, one line each, and skipped (exit 1), and so is every --ids
@@ -56,6 +57,7 @@ def render_item(
     if not request.modalities:
         fail("--video/--frames/--images: ask for at least one modality")
     check_output_path(out_dir, "dir")
+    say_renderer(request, verbose)
     wanted = [i for chunk in ids for i in chunk.split(",") if i] if ids else None
     rendered, errors, renamed = render_records(file, out_dir, request, look, wanted)
     if as_json:
