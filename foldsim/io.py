@@ -256,28 +256,32 @@ def safe_file_name(name: str, default: str = "item") -> str:
 
 class FileNames:
     """One file name per item of a batch, none used twice: `claim(id)` is `safe_file_name(id)`, or,
-    when another id of the batch already has that name (two ids that differ only in characters the
+    when another item of the batch already has that name (two ids that differ only in characters the
     sanitiser replaces, or in their tail past MAX_NAME_CHARS), the name with `-` and the first 8 hex
-    digits of the id's SHA-256 appended: deterministic, whatever the order of the other items. The
-    same id twice is an InputError (its files would overwrite the first's). `key` maps a name to what
-    decides its files (e.g. the benchmark's video number, which drops a PFHP_ prefix)."""
+    digits of the id's SHA-256 appended (the same suffix in every run of the same file). The same id
+    twice is an InputError (its files would overwrite the first's). An item without an id is named by
+    its position (`item`, "item 3"), never the same id as another. `key` maps a name to what decides
+    its files (e.g. the benchmark's video number, which drops a PFHP_ prefix)."""
 
     def __init__(self, key=lambda name: name):
         self.key = key
-        self.owners: dict[str, str] = {}  # key -> the id that has it
+        self.owners: dict[str, object] = {}  # key -> the id that has it (a position: ("item", "item 3"))
+        self.names: dict[object, str] = {}  # id -> its name
 
-    def claim(self, item_id: str, item: str | None = None) -> str:
-        """The file name of `item_id` (a new one, or InputError for an id claimed before)."""
-        name = safe_file_name(item_id)
-        owner = self.owners.get(self.key(name))
-        if owner == item_id:
-            raise InputError(f"{name}: its files are already written for an earlier item with the same id (ids "
-                             "must differ)", item=item, field="id")
-        if owner is not None:
-            name = f"{name}-{hashlib.sha256(str(item_id).encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    def claim(self, item_id: str | None, item: str | None = None) -> str:
+        """The file name of `item_id` (None: the item has no id; `item` names it), a new one, or
+        InputError for an id claimed before."""
+        raw, owner = (str(item), ("item", item)) if item_id is None else (str(item_id), item_id)
+        name = safe_file_name(raw)
+        if owner in self.names:
+            raise InputError(f"{self.names[owner]}: its files are already written for an earlier item with the same "
+                             "id (ids must differ)", item=item, field="id")
+        if self.key(name) in self.owners:
+            name = f"{name}-{hashlib.sha256(raw.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
             if self.key(name) in self.owners:
                 raise InputError(f"its file name {name} is taken by another item", item=item, field="id")
-        self.owners[self.key(name)] = item_id
+        self.owners[self.key(name)] = owner
+        self.names[owner] = name
         return name
 
 

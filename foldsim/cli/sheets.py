@@ -80,6 +80,7 @@ def render_records(file: Path, out_dir: Path, request, look: str, wanted: list[s
     from ..render.animation import video_number
     from ..render.item_images import look_of
     from ..sheets import item_from_record
+    from ..simulate import record_positions
 
     try:
         records = read_records(file)
@@ -94,16 +95,18 @@ def render_records(file: Path, out_dir: Path, request, look: str, wanted: list[s
                         if isinstance(r, dict) and r.get("id") is not None and str(r["id"]) in chosen]
     else:
         records_kept = list(enumerate(records))
+    positions = record_positions(records, len(records))  # "line 4" / "item 3" for a record without an id
     names = FileNames(key=lambda name: safe_file_name(video_number(name)))  # PFHP_1 and 1 share PF_1_...
     opts = request.animation_options() if request.animated else None
     rendered: list[str] = []
     renamed: dict[str, str] = {}
     for index, record in records_kept:
-        name = record_name(record, index + 1)
+        name = record_name(record, index)
+        name = positions[index] if name == f"item {index}" else name
         try:
-            item = item_from_record(record, index=index)
+            item = item_from_record(record, index=index, name=positions[index])
             item_id = file_id(record)
-            file_name = names.claim(item_id or name, name)
+            file_name = names.claim(item_id, name)
             if item_id is not None and file_name != item_id:
                 renamed[name] = file_name
             draw_item(item, out_dir, request, opts, file_name, look_of(record, look))
@@ -124,10 +127,11 @@ def render_records(file: Path, out_dir: Path, request, look: str, wanted: list[s
 
 def file_id(record: object) -> str | None:
     """The id an item's file names come from: the id of the record holding the sheet (a family
-    record's item's), uncut; None when it has none."""
+    record's item's), uncut; None when it has none (or a blank one: the item is named by position,
+    as `foldsim.io.record_name` names it)."""
     inner = record.get("item") if isinstance(record, dict) and "sheet" not in record else record
     value = inner.get("id") if isinstance(inner, dict) else None
-    return None if value is None or value == "" else str(value)
+    return None if value is None or not str(value).strip() else str(value)
 
 
 def draw_item(item, out_dir: Path, request, opts, file_name: str, look) -> None:
