@@ -247,6 +247,22 @@ def test_a_fifo_as_output_is_refused_without_a_hang(tmp_path):
     assert stat.S_ISFIFO((folder / "g.fold").lstat().st_mode) and (folder / "h.fold").is_file()
 
 
+def test_fold_writes_ids_that_sanitise_alike_apart_and_inside_out(tmp_path):
+    """fold's names go through the same FileNames: a/b and a_b both written (a_b-<hash>), ../../x and
+    /abs/x inside --out, a repeated id refused in one line."""
+    ids = ["a/b", "a_b", "../../x", "/abs/foldsim-test/x", "a/b"]
+    items = items_file(tmp_path, [{**GOOD, "id": i} for i in ids])
+    done = invoke("fold", items, "--out", tmp_path / "out", "--json")
+    assert done.exit_code == EXIT_ITEMS
+    assert error_lines(done) == [f"error: {items}: a/b: id: a_b: its files are already written for an earlier item "
+                                 "with the same id (ids must differ)"]
+    files = json.loads(done.stdout)["files"]
+    assert files[:3] == ["a_b.fold", f"a_b-{__import__('hashlib').sha256(b'a_b').hexdigest()[:8]}.fold",
+                         "_.._x.fold"] and files[3].startswith("_abs_foldsim-test_x")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(files)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["items.json", "out"] and not Path("/abs").exists()
+
+
 # -- render-item: file names, the batch, error lines, --ids, bounds ---------------------------------------
 
 
