@@ -208,8 +208,8 @@ def check_rows_fit(needed: int, budget: int | None = None, *, what: str = "one k
 
 
 def fmt_bytes(n: int) -> str:
-    """Bytes for people: 1.5 GB, 109 TB (decimal units, three significant digits)."""
-    for unit, size in (("PB", 10**15), ("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+    """Bytes for people in the binary units a budget is written in: 1.5 GiB, 97.6 TiB."""
+    for unit, size in (("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:
             return f"{n / size:.3g} {unit}"
     return f"{n} bytes"

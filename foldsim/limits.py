@@ -76,10 +76,14 @@ MAX_ROWS_PER_CALL = 65_600
 #: int16 alphabet indices and its plan indices int64 (the memory bound is usually far lower:
 #: memory budget / space_configuration_bytes)
 MAX_SPACE_CONFIGURATIONS = 50_000_000
-#: items of one `generate --family` run: the run holds every record (family item + native form,
-#: measured 2-6 KB of Python objects each) before writing them atomically, so 1,000,000 items is at
-#: most ~6 GB; larger sets are several runs with --first-id
-MAX_FAMILY_COUNT = 1_000_000
+#: bytes one generated family item holds until its run writes them all atomically (foldsim's record
+#: and the native one): measured with tracemalloc over 200 items, peak per item while generating
+#: spatialviz 52 KB, visfactor 26 KB, srbench 65 KB (20-35 KB kept), rounded up
+FAMILY_ITEM_BYTES = 64 << 10
+#: items of one `generate --family` run, whatever the memory: 100,000 x FAMILY_ITEM_BYTES = 6.1 GiB;
+#: a smaller memory budget lowers it (budget // FAMILY_ITEM_BYTES, never below 1 GiB's worth);
+#: larger sets are several runs with --first-id
+MAX_FAMILY_COUNT = 100_000
 
 
 def simulate_row_bytes(triangles: int, actions: int, punches: int) -> int:

@@ -442,12 +442,56 @@ def check_space(family: SheetFamily, *, punch: bool = True, resolution: int = 1,
     return bounds
 
 
-def _too_many(family: SheetFamily, k: int, kept: int, bounds: SpaceBounds) -> InputError:
-    return InputError(f"has more than {bounds.max_configurations:,} configurations of {k} fold{'s' * (k != 1)} "
-                      f"({kept:,} found before stopping); at {fmt_bytes(bounds.configuration_bytes)} each that is the "
-                      f"most the memory budget of {fmt_bytes(call_bytes_bound(bounds.budget))} holds (and at most "
-                      f"{MAX_SPACE_CONFIGURATIONS:,}): fewer --folds, a smaller sheet or fewer --lines",
+#: random fold sequences the size estimate follows (Knuth's estimator: each walk multiplies the
+#: realizable choices it meets; their mean is an unbiased estimate of every level's size)
+ESTIMATE_WALKS = 256
+ESTIMATE_SEED = 0
+
+
+def _too_many(family: SheetFamily, what: str, bounds: SpaceBounds) -> InputError:
+    return InputError(f"a {family.cols}x{family.rows} family of {family.folds} fold{'s' * (family.folds != 1)} has "
+                      f"{what}; the memory budget of {fmt_bytes(call_bytes_bound(bounds.budget))} holds at most "
+                      f"{bounds.max_configurations:,} at {fmt_bytes(bounds.configuration_bytes)} each (and never more "
+                      f"than {MAX_SPACE_CONFIGURATIONS:,}): fewer --folds, a smaller sheet or fewer --lines",
                       field="sheet")
+
+
+def estimate_levels(mesh, states, alphabet: np.ndarray, folds: int, budget: int, *,
+                    walks: int = ESTIMATE_WALKS, seed: int = ESTIMATE_SEED) -> dict[int, float]:
+    """Estimated configurations per fold count (1..folds) by Knuth's random-walk estimator, before
+    any enumeration: `walks` walks from the flat sheet each fold all A children of their current
+    state (walks x A children a level, never the space), multiply their weight by the number that
+    are realizable and go on from a random one; a level's estimate is the mean weight (dead walks
+    count 0). Unbiased; deterministic for a seed. Raises `_Finer` as the enumeration would."""
+    rng = np.random.default_rng(seed)
+    a, t = len(alphabet), len(mesh)
+    step = _extender(1, 3, 1, True, False)
+    none = np.zeros((1, 3), np.int32)
+    chunk = min(_chunk_prefixes(a, t, 0, 0, False, budget), walks)
+    states = jax.tree.map(lambda x: np.repeat(np.asarray(x), walks, 0), states)
+    weight = np.ones(walks)
+    estimates = {}
+    for k in range(1, folds + 1):
+        codes, children = [], []
+        for lo in range(0, walks, chunk):
+            n = min(chunk, walks - lo)
+            out = jax.device_get(step(mesh, _pad_to(_take(states, slice(lo, lo + n)), chunk), alphabet, none))
+            codes.append(out["code"][:n])
+            children.append(_take(out["state"], slice(0, n)))
+            if (out["code"][:n] == E.OFF_LATTICE).any():
+                raise _Finer(int(out["detail"][:n][out["code"][:n] == E.OFF_LATTICE].max()))
+            if (out["code"][:n] == CREASE_CUTS_TRIANGLE).any():
+                raise _Finer(2)
+        ok = np.concatenate(codes) == OK
+        weight = weight * ok.sum(1)
+        estimates[k] = float(weight.mean())
+        if not weight.any():
+            estimates.update({j: 0.0 for j in range(k + 1, folds + 1)})
+            break
+        pick = np.where(ok, rng.random(ok.shape), -1.0).argmax(1)  # a random realizable child (any, when dead)
+        merged = jax.tree.map(lambda *xs: np.concatenate(xs), *children)
+        states = _take(merged, (np.arange(walks), pick))
+    return estimates
 
 
 def _take(tree, index):
@@ -471,6 +515,12 @@ def _enumerate_at(family: SheetFamily, r: int, punch: bool, on_progress: Progres
     a, t = len(alphabet), len(mesh)
     start = jax.device_get(E.initial_state(mesh))
     states = jax.tree.map(lambda x: np.asarray(x)[None], start)  # the prefixes of the level: [n, ...]
+    most = sum(len(alphabet) ** k for k in range(max(family.min_folds, 1), family.folds + 1))  # every sequence
+    estimate = estimate_levels(mesh, states, alphabet, family.folds, bounds.budget) if most > bounds.max_configurations else {}
+    expected = sum(n for k, n in estimate.items() if k >= family.min_folds)
+    if expected > bounds.max_configurations:  # refused before the enumeration starts
+        raise _too_many(family, f"about {expected:,.0f} configurations (estimated from {ESTIMATE_WALKS} random fold "
+                        "sequences)", bounds)
     prefixes = np.zeros((1, 0), np.int16)
     sequences, masks, on_paper = {}, {}, {}
     work = 0
@@ -501,8 +551,9 @@ def _enumerate_at(family: SheetFamily, r: int, punch: bool, on_progress: Progres
                 raise _Finer(2)
             i, j = np.nonzero(code == OK)
             kept += len(i)
-            if kept > bounds.max_configurations:  # stop before holding more than the budget
-                raise _too_many(family, k, kept, bounds)
+            if kept > bounds.max_configurations:  # the estimate was low: stop before passing the budget
+                raise _too_many(family, f"more than {bounds.max_configurations:,} configurations of {k} fold"
+                                f"{'s' * (k != 1)} ({kept:,} found before stopping)", bounds)
             kept_seq.append(np.concatenate([prefixes[lo + i], j[:, None].astype(np.int16)], 1))
             if not last:
                 kept_states.append(_take(out["state"], (i, j)))

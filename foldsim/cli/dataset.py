@@ -111,14 +111,24 @@ def generate(
         if task is not None:
             fail(f"--task: not used with --family (generate --family {family} writes that family's multiple-choice "
                  "items; --task writes a MentalBlackboard task)")
+        from ..limits import FAMILY_ITEM_BYTES
+        from .core import refuse_unused
+
         task_only = {"--group": group, "--attribute": attribute, "--allow-odd-totals": allow_odd_totals or None,
                      "--options": options_per_item, "--distractors": distractors, "--similarity": similarity,
                      "--cues": cues, "--video": video or None, "--images": images or None, "--text": text or None,
                      "--frames": frames or None}
-        given = [name for name, value in task_only.items() if value is not None]
-        if given:
-            fail(f"{given[0]}: not used with --family (a family's items are drawn by its own rules, in its own "
-                 "images; --no-media leaves them out; --task takes these options)")
+        refuse_unused(task_only, "with --family (a family's items are drawn by its own rules, in its own images; "
+                      "--no-media leaves them out; --task takes these options)")
+        media_only = {"--width": width, "--height": height, "--fps": fps, "--cadence": cadence,
+                      "--folding-fps": folding_fps, "--unfolding-fps": unfolding_fps,
+                      "--seconds-per-action": seconds_per_action, "--elevation": elevation, "--captions": captions}
+        refuse_unused(media_only, "with --family (a family's images are drawn at that benchmark's own size and "
+                      "style; these options shape --task videos and frames)")
+        most = family_count_bound()
+        if not 0 <= count <= most:  # before any work: a run holds every record until it writes them
+            fail(f"--count: must be 0 to {most:,} items per --family run (a run holds all its records in memory, "
+                 f"{FAMILY_ITEM_BYTES >> 10} KiB each; write more as several runs with --first-id), got {count:,}")
         generate_family_command(family, level, count, seed, out_dir, first_id, as_json, splits=splits,
                                 media=not no_media, workers=_worker_count(workers), backend=backend,
                                 address=address)
@@ -171,6 +181,15 @@ def _print_render_report(report, as_json: bool = False, extra: dict | None = Non
     if report.fatal:  # the output itself failed (full, read-only): finished items are kept, rerun resumes
         fail(report.fatal)
     raise typer.Exit(1 if report.failed else 0)
+
+
+def family_count_bound() -> int:
+    """The most items one `generate --family` run may hold: MAX_FAMILY_COUNT, or fewer where the
+    memory budget (never below limits.MAX_ROW_BYTES) holds fewer at FAMILY_ITEM_BYTES each."""
+    from ..batching import call_bytes_bound, memory_budget_bytes
+    from ..limits import FAMILY_ITEM_BYTES, MAX_FAMILY_COUNT
+
+    return min(MAX_FAMILY_COUNT, call_bytes_bound(memory_budget_bytes()) // FAMILY_ITEM_BYTES)
 
 
 def _check_backend(backend: str, address: str | None) -> None:
