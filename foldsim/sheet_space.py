@@ -779,10 +779,12 @@ def read_targets(text: str) -> list[list]:
 
     raw = text
     if not text.lstrip().startswith(("[", "{")):
+        from .io import read_text  # bounded (limits.MAX_INPUT_BYTES): --target /dev/zero ends
+
         try:
-            raw = Path(text).read_text(encoding="utf-8")
-        except OSError as err:
-            raise InputError(f"is neither JSON nor a readable file ({err.strerror})", field="target") from None
+            raw = read_text(Path(text))
+        except InputError as err:
+            raise InputError(f"is neither JSON nor a readable file ({err.message})", field="target") from None
     try:
         data = json.loads(raw)
     except ValueError as err:

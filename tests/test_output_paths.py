@@ -375,16 +375,23 @@ def test_simulate_answers_the_readable_file_beside_a_missing_one(tmp_path):
     assert nothing.exit_code == EXIT_USAGE and nothing.stdout == ""
 
 
-def test_a_stream_that_never_ends_is_cut_at_the_bound():
-    """`simulate /dev/zero` (the bound lowered to 1 MiB), in a subprocess whose address space is
-    capped and whose time is limited: a reader without the bound would fail there, not fill memory."""
+@pytest.mark.parametrize("args, line", [
+    (["simulate", "/dev/zero"], "error: /dev/zero: larger than 1,048,576 bytes, more than foldsim reads "
+                                "(limits.MAX_INPUT_BYTES)"),
+    (["solve", "--sheet", "2x2", "--folds", "1", "--target", "/dev/zero"],
+     "error: target: is neither JSON nor a readable file (larger than 1,048,576 bytes, more than foldsim reads "
+     "(limits.MAX_INPUT_BYTES))"),
+])
+def test_a_stream_that_never_ends_is_cut_at_the_bound(args, line):
+    """`simulate /dev/zero`, `solve --target /dev/zero` (the bound lowered to 1 MiB), in a subprocess
+    whose address space is capped and whose time is limited: a reader without the bound fails there,
+    and never fills the machine's memory."""
     script = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
               "import foldsim.limits as l; l.MAX_INPUT_BYTES = 1 << 20\n"
-              "from foldsim.cli import main\nmain(['simulate', '/dev/zero'])")
+              f"from foldsim.cli import main\nmain({args!r})")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240)
     assert done.returncode == EXIT_USAGE and done.stdout == ""
-    assert done.stderr.strip() == ("error: /dev/zero: larger than 1,048,576 bytes, more than foldsim reads "
-                                   "(limits.MAX_INPUT_BYTES)")
+    assert done.stderr.strip() == line
 
 
 def test_a_file_past_the_bound_is_refused_from_its_size(tmp_path, monkeypatch):
