@@ -9,20 +9,55 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from ..progress import counting_bar
+from ..progress import counting_bar, staged_bar
 from .common import (EXIT_USAGE, app, check_output_path, err, error, fail, item_errors, items_exit_code, out,
                      print_json, write_output)
 
 # a general sheet family (foldsim.sheet_space), shared by `enumerate --sheet` and `solve --sheet`
 SheetOption = Annotated[str | None, typer.Option("--sheet", help="a general sheet COLSxROWS (e.g. 4x4): its "
                                                  "family of fold sequences instead of MentalBlackboard's")]
-FoldsOption = Annotated[int, typer.Option("--folds", help="with --sheet: 1 up to this many folds")]
-LinesOption = Annotated[str, typer.Option("--lines", help="with --sheet: some of grid, diagonal, halves, thirds, "
-                                          "centre-diagonals")]
-SidesOption = Annotated[str, typer.Option("--sides", help="with --sheet: both (either named side moves) | smaller")]
-FacesOption = Annotated[str, typer.Option("--faces", help="with --sheet: front | both (front and back folds)")]
-PunchesOption = Annotated[str, typer.Option("--punches", help="with --sheet: centres (every cell centre) | half "
-                                            "(every half-cell point inside)")]
+FoldsOption = Annotated[int | None, typer.Option("--folds", help="with --sheet: 1 up to this many folds (default 2)")]
+LinesOption = Annotated[str | None, typer.Option("--lines", help="with --sheet: some of grid, diagonal, halves, "
+                                                 "thirds, centre-diagonals (default grid,diagonal)")]
+SidesOption = Annotated[str | None, typer.Option("--sides", help="with --sheet: both (either named side moves; "
+                                                 "default) | smaller")]
+FacesOption = Annotated[str | None, typer.Option("--faces", help="with --sheet: front (default) | both (front and "
+                                                 "back folds)")]
+PunchesOption = Annotated[str | None, typer.Option("--punches", help="with --sheet: centres (every cell centre; "
+                                                   "default) | half (every half-cell point inside)")]
+
+
+def refuse_unused(given: dict[str, object], reason: str) -> None:
+    """Exit 2 with one line naming the first option of `given` that was given (not None) although
+    the command ignores it in this mode: an option is used or refused, never silently dropped."""
+    for name, value in given.items():
+        if value is not None:
+            fail(f"{name}: not used {reason}")
+
+
+def sheet_family(sheet: str, folds: int | None, lines: str | None, sides: str | None, faces: str | None,
+                 punches: str | None):
+    """The `--sheet` family from the CLI options (their defaults where not given)."""
+    from ..sheet_space import SheetFamily
+
+    def given(value, default):
+        return default if value is None else value
+
+    return SheetFamily.parse(sheet, given(folds, 2), given(lines, "grid,diagonal"), sides=given(sides, "both"),
+                             faces=given(faces, "front"), punches=given(punches, "centres"))
+
+
+def enumerate_sheet(family, **options):
+    """`enumerate_family` with a progress bar on stderr: per fold count, the children folded, their
+    rate and the time left (silent when stderr is not a terminal); InputError before work when the
+    family cannot fit memory, and as soon as a level passes the configuration bound."""
+    from ..sheet_space import enumerate_family
+
+    bar, advance, stage = staged_bar("rows", console=err)
+    size = f"{family.cols}x{family.rows}"
+    with bar:
+        return enumerate_family(family, on_progress=advance, **options,
+                                on_level=lambda k, n: stage(f"enumerating {size}: {k} fold{'s' * (k != 1)}", n))
 
 
 @app.command()
@@ -88,7 +123,8 @@ def simulate(
     """Simulate every item and print (or --out) one JSON answer per item: status, holes (exact
     points for general items, the benchmark's fields for MentalBlackboard records). Exit 0 when every
     item was read (not_realizable and off_paper are answers); 1 when some item is invalid (one error
-    line each, the others answered); 2 when a file cannot be read."""
+    line each, the others answered); 2 when a file cannot be read (one line; the other files are
+    still answered, as `check` does)."""
     from ..errors import InputError
     from ..io import read_records
     from ..simulate import STATUS_INVALID
@@ -96,40 +132,58 @@ def simulate(
 
     if out_file is not None:
         check_output_path(out_file, "file")
-    answers, failed = [], 0
+    answers, failed, unreadable = [], 0, 0
     for path in files:
         try:
             records = read_records(path)
         except InputError as problem:
-            fail(problem)
+            error(problem)
+            unreadable += 1
+            continue
         results = run(records)
         answers += [r.to_json() for r in results]
         failed += item_errors(path, [r.reason for r in results if r.status == STATUS_INVALID])
+    if unreadable == len(files):  # nothing read: no empty answer list (nor an --out over a good one)
+        raise typer.Exit(EXIT_USAGE)
     if out_file is not None:
         write_output(out_file, json.dumps(answers, indent=1) + "\n")
     else:
         print_json(answers)
-    raise typer.Exit(items_exit_code(failed))
+    raise typer.Exit(EXIT_USAGE if unreadable else items_exit_code(failed))
 
 
 @app.command("enumerate")
 def enumerate_command(
-    rules: Annotated[str, typer.Option("--rules", help="physical | mentalblackboard")] = "physical",
+    rules: Annotated[str | None, typer.Option("--rules", help="physical (default) | mentalblackboard")] = None,
     pattern: Annotated[str | None, typer.Option("--pattern", help="only this action pattern, e.g. FRF")] = None,
     out_file: Annotated[Path | None, typer.Option("--out", help="write the configurations as a columnar .npz")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {rules, total, by_pattern, ...} as JSON")] = False,
-    sheet: SheetOption = None, folds: FoldsOption = 2, lines: LinesOption = "grid,diagonal",
-    sides: SidesOption = "both", faces: FacesOption = "front", punches: PunchesOption = "centres",
+    sheet: SheetOption = None, folds: FoldsOption = None, lines: LinesOption = None,
+    sides: SidesOption = None, faces: FacesOption = None, punches: PunchesOption = None,
     family: Annotated[str | None, typer.Option("--family", help="spatialviz | visfactor | srbench | mentalblackboard: "
                                                "count that benchmark family's space (docs/families.md)")] = None,
     level: Annotated[str | None, typer.Option("--level", help="with --family: one level (default: every level)")] = None,
 ) -> None:
     """Enumerate a rule set's configurations on the device and count them per pattern (SPEC §5);
     with --sheet, a general sheet family's realizable fold sequences per fold count
-    (docs/engine.md, "Configuration spaces"); with --family, a benchmark family's space per level."""
+    (docs/engine.md, "Configuration spaces"); with --family, a benchmark family's space per level.
+    Options of another mode are refused (exit 2), as is a --sheet family past the memory bounds
+    (docs/errors.md, "Sizes and bounds")."""
     from ..enumerate import enumeration_report, render_enumeration
     from ..errors import InputError
 
+    sheet_only = {"--folds": folds, "--lines": lines, "--sides": sides, "--faces": faces, "--punches": punches}
+    if family is not None:
+        refuse_unused({"--sheet": sheet, "--rules": rules, "--pattern": pattern, "--out": out_file, **sheet_only},
+                      "with --family (it counts that family's space per level)")
+    elif sheet is not None:
+        refuse_unused({"--rules": rules, "--pattern": pattern, "--level": level},
+                      "with --sheet (it enumerates that sheet's fold sequences; --rules/--pattern are "
+                      "MentalBlackboard's, --level a --family's)")
+    else:
+        refuse_unused({"--level": level, **sheet_only}, "without --family / --sheet (--level picks a --family's "
+                      "level; --folds, --lines, --sides, --faces, --punches describe a --sheet family)")
+    rules = rules or "physical"
     if family is not None:
         from ..families.registry import family as family_of
 
@@ -152,13 +206,10 @@ def enumerate_command(
     if out_file is not None:
         check_output_path(out_file, "file")
     if sheet is not None:
-        from ..sheet_space import SheetFamily, enumerate_family, render_space, space_npz_bytes
+        from ..sheet_space import render_space, space_npz_bytes
 
         try:
-            family = SheetFamily.parse(sheet, folds, lines, sides=sides, faces=faces, punches=punches)
-            bar, advance = counting_bar(f"enumerating {sheet}", "rows", console=err)
-            with bar:
-                space = enumerate_family(family, punch=True, on_progress=advance)
+            space = enumerate_sheet(sheet_family(sheet, folds, lines, sides, faces, punches), punch=True)
         except InputError as problem:
             fail(problem)
         if out_file is not None:
@@ -190,8 +241,8 @@ def solve(
     limit: Annotated[int | None, typer.Option("--limit", help="only the first N tasks")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the counts per task as JSON")] = False,
     out_file: Annotated[Path | None, typer.Option("--out", help="write every task's solutions as JSON")] = None,
-    sheet: SheetOption = None, folds: FoldsOption = 2, lines: LinesOption = "grid,diagonal",
-    sides: SidesOption = "both", faces: FacesOption = "front", punches: PunchesOption = "centres",
+    sheet: SheetOption = None, folds: FoldsOption = None, lines: LinesOption = None,
+    sides: SidesOption = None, faces: FacesOption = None, punches: PunchesOption = None,
     target: Annotated[str | None, typer.Option("--target", help="with --sheet: target holes as JSON (or a JSON "
                                                "file): [[x, y], ...] one target, [[[x, y], ...], ...] several")] = None,
 ) -> None:
@@ -199,7 +250,9 @@ def solve(
     With --sheet and --target: every plan (fold sequence of the family, one punch of its set) that
     makes exactly the target holes, counted. Exit 0 when every task was read (unsolvable ones
     included: that is an answer); 1 when some task cannot be read (one error line each, the others
-    are solved); 2 when the file cannot be read."""
+    are solved); 2 when the file cannot be read, an option of the other mode is given (--limit takes
+    a planning file's first tasks; --target and the family options are --sheet's), or a --sheet
+    family passes the memory bounds (docs/errors.md, "Sizes and bounds")."""
     from ..errors import InputError
     from ..solve import render_solve, solutions_json, solve_file, solve_summary
 
@@ -208,16 +261,16 @@ def solve(
     if out_file is not None:
         check_output_path(out_file, "file")
     if sheet is not None or tasks is None:
-        from ..sheet_space import SheetFamily, enumerate_family, read_targets, render_solutions, solve_json, solve_targets
+        from ..sheet_space import read_targets, render_solutions, solve_json, solve_targets
 
         if sheet is None or target is None or tasks is not None:
             fail("give a planning file, or --sheet with --target (not both)")
+        refuse_unused({"--limit": limit}, "with --sheet (it takes the first N tasks of a planning file; every "
+                      "--target of a --sheet run is solved, and --out writes every plan)")
         try:
-            family = SheetFamily.parse(sheet, folds, lines, sides=sides, faces=faces, punches=punches)
+            family = sheet_family(sheet, folds, lines, sides, faces, punches)
             targets = read_targets(target)
-            bar, advance = counting_bar(f"enumerating {sheet}", "rows", console=err)
-            with bar:
-                space = enumerate_family(family, punch=True, on_progress=advance)
+            space = enumerate_sheet(family, punch=True)
         except InputError as problem:
             fail(problem)
         found = solve_targets(space, targets)
@@ -228,6 +281,8 @@ def solve(
         else:
             render_solutions(space, found, out)
         return
+    refuse_unused({"--target": target, "--folds": folds, "--lines": lines, "--sides": sides, "--faces": faces,
+                   "--punches": punches}, "without --sheet (they describe a --sheet family and its targets)")
     try:
         bar, advance = counting_bar("solving", "tasks", console=err)
         with bar:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .common import EXIT_ITEMS, EXIT_USAGE, app, err, error, fail, out, print_json
+from .common import EXIT_ITEMS, EXIT_USAGE, app, error, fail, out, print_json
 
 
 @app.command()
@@ -38,10 +38,7 @@ def audit(
             error(problem)
             code = EXIT_USAGE
             continue
-        if family is not None:
-            records = [r if not isinstance(r, dict) or r.get("family") in (None, family)
-                       else {"id": r.get("id"), "item": None} for r in records]
-        report = audit_records(records, str(path))
+        report = audit_records(records, str(path), family=family)
         reports.append(report)
         if not report.all_ok:
             code = max(code, EXIT_ITEMS)
@@ -51,12 +48,11 @@ def audit(
     for report in reports:
         if not as_json:
             s = report.summary()
-            out.print(f"{report.file}: {s['ok']}/{s['items']} keys are the physical answer", markup=False)
+            out.print(f"{report.file}: {s['ok']}/{s['items']} keys are the physical answer", markup=False, emoji=False)
         for item in report.items:
-            if item.verdict == INVALID:
-                err.print(f"error: {report.file}: {item.reason}", markup=False)
-            elif item.verdict == DIFFERS:
-                err.print(f"error: {report.file}: {item.reason}", markup=False)
+            if item.verdict in (INVALID, DIFFERS):  # one line, the id's newlines/ESC/markup escaped (common.error)
+                error(f"{report.file}: {item.reason}")
+            if item.verdict == DIFFERS:
                 if not as_json:
                     for hole in item.only_key:
                         out.print(f"    - key only:     ({hole.x}, {hole.y}) {hole.to_dict()}", markup=False)

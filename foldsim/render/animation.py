@@ -39,7 +39,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..codes import entry_of_code, parse_action
-from ..io import atomic_write_bytes, current_umask
+from ..io import atomic_write_bytes, current_umask, replace_target, safe_file_name
 from ..kernels import actions as A
 from ..kernels import motion as M
 from ..mesh import QUARTER_ROTATIONS, TriangleSheet
@@ -468,7 +468,7 @@ class Mp4Sink:
     `path` by `commit()`. The bytes depend only on the frames, the size and the fps."""
 
     def __init__(self, path: Path, width: int, height: int, fps: int):
-        self.path = path
+        self.path = path = replace_target(path)  # never a device or FIFO (refused before ffmpeg starts)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = _temp_name(path)
         with warnings.catch_warnings():  # JAX warns on any fork; ffmpeg is fork + exec, which is safe
@@ -506,7 +506,7 @@ class Mp4Sink:
         os.chmod(self._tmp, 0o666 & ~current_umask())
         with open(self._tmp, "rb") as handle:
             os.fsync(handle.fileno())
-        os.replace(self._tmp, self.path)
+        os.replace(self._tmp, replace_target(self.path))
         return self.path
 
     def abort(self) -> None:
@@ -526,7 +526,7 @@ class FramesSink:
     into a temp folder beside it, which `commit()` renames to `path` (replacing an older folder)."""
 
     def __init__(self, path: Path):
-        self.path = path
+        self.path = path = replace_target(path, "dir")  # a folder or nothing: never a device or FIFO moved aside
         path.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
         os.chmod(self._tmp, 0o777 & ~current_umask())
@@ -539,6 +539,7 @@ class FramesSink:
 
     def commit(self) -> Path:
         old = None
+        replace_target(self.path, "dir")
         if self.path.exists():  # an earlier render: moved aside (a temp name), then removed
             old = Path(tempfile.mkdtemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"))
             os.replace(self.path, old / "old")
@@ -563,8 +564,9 @@ def video_number(item_id: str) -> str:
 
 
 def video_paths(out_dir: str | Path, item_id: str) -> dict[str, Path]:
-    """Where the benchmark keeps an item's 3-D assets (formats §1.2), under the dataset root."""
-    n, root = video_number(item_id), Path(out_dir)
+    """Where the benchmark keeps an item's 3-D assets (formats §1.2), under the dataset root; the id
+    goes through `foldsim.io.safe_file_name` (no-op for the benchmark's ids), so no file leaves it."""
+    n, root = safe_file_name(video_number(safe_file_name(item_id))), Path(out_dir)
     return {
         "folding": root / "folding_videos" / f"PF_{n}_animation.mp4",
         "unfolding": root / "unfolding_videos" / f"UP_{n}_animation.mp4",

@@ -54,11 +54,31 @@ class AnimationOptions:
         for name in ("seconds_per_action", "hold_seconds", "camera_distance", "camera_fov"):
             if not getattr(self, name) > 0:
                 raise InputError(f"must be positive, got {getattr(self, name)!r}", field=name)
+        self._check_bounds()
         if not 0 < self.camera_elevation <= 90:
             raise InputError(f"must be in (0, 90] degrees, got {self.camera_elevation!r}", field="camera_elevation")
         for name, allowed in (("cadence", CADENCES), ("captions", CAPTION_STYLES)):
             if getattr(self, name) not in allowed:
                 raise InputError(f"must be one of {', '.join(allowed)}, got {getattr(self, name)!r}", field=name)
+
+    def _check_bounds(self) -> None:
+        """The media bounds of foldsim.limits (frame side, fps, frames per action and per hold),
+        refused before any frame is drawn: past them a frame or an item's textures exhaust memory."""
+        from ..limits import MAX_FPS, MAX_FRAME_SIDE, MAX_FRAMES_PER_ACTION
+
+        for name in ("width", "height"):
+            if getattr(self, name) > MAX_FRAME_SIDE:
+                raise InputError(f"at most {MAX_FRAME_SIDE} pixels (limits.MAX_FRAME_SIDE), got {getattr(self, name)}",
+                                 field=name)
+        for name in ("fps", "unfolding_fps"):
+            if (getattr(self, name) or 0) > MAX_FPS:
+                raise InputError(f"at most {MAX_FPS} (limits.MAX_FPS), got {getattr(self, name)}", field=name)
+        fastest = max(self.fps, self.unfolding_fps or 0)
+        for name in ("seconds_per_action", "hold_seconds"):
+            frames = fastest * getattr(self, name)  # a float: inf and 1e300 are compared, never rounded
+            if not frames <= MAX_FRAMES_PER_ACTION:
+                raise InputError(f"{getattr(self, name)!r} s at {fastest} frames per second is {frames:.4g} frames, "
+                                 f"more than {MAX_FRAMES_PER_ACTION} (limits.MAX_FRAMES_PER_ACTION)", field=name)
 
     @classmethod
     def preset(cls, cadence: str = "smooth", **overrides: object) -> "AnimationOptions":
