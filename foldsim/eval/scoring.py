@@ -1,5 +1,5 @@
 """Scoring model answers against ground truth (formats doc §3): the correct metrics by default, the
-reference scorers' numbers in `--compat mentalblackboard` mode (foldsim.eval.scoring_compat).
+reference scorers' numbers in `--compat mentalblackboard` mode (foldsim.eval.compat).
 
 Default mode, per item (g = truth holes, p = listed predicted holes, M = matched holes):
 - holes are paired by a maximum bipartite matching (not greedy), shape/size case-insensitive,
@@ -547,7 +547,7 @@ def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, 
         truth = load_truth(truth_path, task)
         answers = load_answers(answers_path)
         if compat:
-            from .scoring_compat import score_compat
+            from .compat import score_compat
 
             report = score_compat(task, truth.items, answers, compat)
         else:
