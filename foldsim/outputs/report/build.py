@@ -289,7 +289,7 @@ def build_report(dataset: str | Path, answers: Sequence[str | Path] = (), *, tas
 
 def _groups(record: object) -> dict[str, str]:
     """The groups plots use for a scored item: a family item's (family level, folds) or item_groups'."""
-    from ..export import is_family_record
+    from ..items import is_family_record
     from .family import family_groups
 
     return family_groups(record) if is_family_record(record) else item_groups(record, None)[1]
@@ -300,7 +300,7 @@ def _item_view(task: str, index: int, record: object, check: ItemCheck | None, r
     """The view of one record; None for a record the report does not score (a generalization
     original: its `_mod` twin is the scored item)."""
     item_id = record_id(record, index)
-    from ..export import is_family_record
+    from ..items import is_family_record
 
     if task == HOLES_TASK:
         from . import family
