@@ -104,3 +104,19 @@ def test_the_architecture_picture_is_fresh():
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "architecture.py"), "--check"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
+
+
+#: past this many lines a module needs a reason in its docstring (docs/development.md, Architecture)
+MAX_MODULE_LINES = 600
+
+
+def test_a_module_past_600_lines_says_why():
+    """Modules are sized by what they own: a longer one states why in its docstring ("Size ...")."""
+    import ast
+
+    silent = []
+    for path in sorted((ROOT / "foldsim").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > MAX_MODULE_LINES and "Size (" not in (ast.get_docstring(ast.parse(text)) or ""):
+            silent.append(f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines")
+    assert not silent, "split these by what they own, or say why not in the docstring:\n" + "\n".join(silent)

@@ -45,7 +45,7 @@ def import_counts(container: str, layers: list[list[str]]) -> tuple[Counter, Cou
     import grimp
 
     sys.path.insert(0, str(ROOT))  # the checkout's own package, as lint-imports finds it
-    graph = grimp.build_graph(container)
+    graph = grimp.build_graph(container, cache_dir=None)  # never a stale cached graph
     owner = {f"{container}.{name}": i for i, layer in enumerate(layers) for name in layer}
 
     def layer_of(module: str) -> int | None:

@@ -18,6 +18,10 @@ made once; each frame overwrites the paper's vertex buffer), each caption is ras
 segment and blended onto its frames, and frames stream into ffmpeg (x264 `ENCODER_PRESET`, one
 thread: the bytes do not depend on the machine's core count) and/or PNG files, so memory stays
 flat. `render.baseline` keeps the former per-frame-rebuild path for the benchmark and pixel tests.
+
+Size (~630 lines): one animation's timeline, its segment drawing and the two sinks it writes (MP4,
+frame folders) share the segment and frame bookkeeping; the options (foldsim.render.options) and
+the scene (foldsim.render.scene) are already apart.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ coordinate, so the texture rides on the paper through every motion, and fragment
 under `MASK_CUTOFF` are discarded: lower layers and the background show through the holes. Every
 hole fits inside its own triangle (to within 0.012 sheet units), so no cut strays onto a neighbour
 that lies elsewhere mid-fold.
+
+Size (~600 lines): the pyrender import gate, the paper, crease and hole geometry and the camera are
+one renderer's state; a split would pass its GL context between modules.
 """
 
 from __future__ import annotations
