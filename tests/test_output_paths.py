@@ -190,7 +190,7 @@ WRITERS = {
     "solve --sheet": (["solve", "--sheet", "2x2", "--folds", "1", "--target", "[[\"1/2\", \"1/2\"]]"], "file",
                       "foldsim.sheet_space:enumerate_family"),
     "generate --family": (["generate", "--family", "srbench", "--count", "1", "--no-media"], "dir",
-                          "foldsim.families.base:Family.write_run"),
+                          "foldsim.dataset.families:write_run"),
 }
 
 
