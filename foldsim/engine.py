@@ -24,7 +24,7 @@ from . import kernels as K
 from .batching import pad_columns, run_chunked
 from .errors import InputError, debugging, internal_error_text
 from .kernels import engine as E
-from .limits import MAX_DENOMINATOR, MAX_LATTICE_SIDE, MAX_LATTICE_VALUE, MAX_TRIANGLES
+from .limits import MAX_ACTIONS, MAX_DENOMINATOR, MAX_LATTICE_SIDE, MAX_LATTICE_VALUE, MAX_PUNCHES, MAX_TRIANGLES
 from .result import STATUS_INVALID, STATUS_NOT_REALIZABLE, STATUS_OFF_PAPER, STATUS_OK, Result, not_realizable_text
 from .sheets import (
     Flip,
@@ -155,6 +155,12 @@ def encode_actions(item: SheetItem, cols: int, rows: int, r: int) -> list[list[i
 
 
 def check_size(item: SheetItem, r: int) -> None:
+    """InputError, before any kernel call, for an item past a bound of foldsim.limits: its actions,
+    its punches (a SheetItem built in Python is held to the record reader's bounds), its mesh."""
+    for name, count, bound in (("actions", len(item.actions), MAX_ACTIONS), ("punches", len(item.punches), MAX_PUNCHES)):
+        if count > bound:
+            raise InputError(f"has {count:,} entries; an item holds at most {bound} (docs/errors.md, General records)",
+                             item=item.id, field=name)
     t = triangle_count(item.sheet.cols, item.sheet.rows, r)
     if t > MAX_TRIANGLES or r * max(item.sheet.cols, item.sheet.rows) > MAX_LATTICE_SIDE:
         raise InputError(f"a {item.sheet.cols}x{item.sheet.rows} sheet at mesh resolution {r} needs {t:,} triangles; "
