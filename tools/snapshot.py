@@ -37,6 +37,12 @@ HARNESSES = ("hf", "vlmevalkit", "lmms-eval")
 #: name suffixes of files whose bytes differ from run to run by design (none found so far: recording
 #: twice on an idle machine gave the same hashes for every file)
 IGNORED: tuple[str, ...] = ()
+#: files a refactor changed on purpose since the hashes were recorded, and why: `compare` names them
+#: and does not count them (re-record the hashes when starting the next refactor)
+INTENDED = {
+    "export/vlmevalkit/foldsim_prediction_images.py":
+        "issue 24: the exported VLMEvalKit class imports foldsim.outputs.export (was foldsim.dataset.export)",
+}
 
 
 def jobs() -> list[tuple[str, list[str]]]:
@@ -96,8 +102,13 @@ def main(argv: list[str] | None = None) -> int:
         args.file.write_text(json.dumps(new, indent=1, sort_keys=True) + "\n")
         print(f"recorded {len(new)} files into {args.file}")
         return 0
-    lines = differences(json.loads(args.file.read_text()), new)
-    print("\n".join(lines) if lines else f"same: all {len(new)} files byte-identical")
+    old = json.loads(args.file.read_text())
+    lines = [line for line in differences(old, new) if line.split(": ", 1)[1] not in INTENDED]
+    for name, why in INTENDED.items():
+        if old.get(name) != new.get(name):
+            print(f"intended: {name}: {why}")
+    same = sum(old.get(k) == v for k, v in new.items())
+    print("\n".join(lines) if lines else f"same: {same} of {len(new)} files byte-identical, the rest intended")
     return 1 if lines else 0
 
 
