@@ -12,6 +12,7 @@ Usage (from the repository root, with the project's venv):
 
     .venv/bin/python tools/snapshot.py record   # writes tools/snapshot.json (commit it before the refactor)
     .venv/bin/python tools/snapshot.py compare  # exit 1 and one line per file that differs, is new or is gone
+                                                # (files in INTENDED are named with their reason, not counted)
 
 `--file F` reads/writes another hash file; `--keep DIR` leaves the outputs in DIR to diff them.
 Rendered media (PNG, MP4) are hashed too: compare on the machine (and library versions) that recorded.
