@@ -42,8 +42,9 @@ UPWARD = [
     ("dataset/levels.py", "def _planted():\n    from ..eval import prompts\n", "foldsim.dataset.levels -> foldsim.eval.prompts"),
     ("eval/item.py", "def _planted():\n    from ..outputs import export\n", "foldsim.eval.item -> foldsim.outputs.export"),
 ]
-#: one family importing another
-SIDEWAYS = [("families/spatialviz.py", "from .srbench import SRBENCH\n")]
+#: one family importing another, the JAX core importing a drawing library
+SIDEWAYS = [("families/spatialviz.py", "from .srbench import SRBENCH\n"),
+            ("kernels/motion.py", "def _planted_pil():\n    import PIL\n")]
 #: a cycle inside the model, through an import inside a function (simulate imports engine)
 CYCLE = [("engine.py", "def _planted_cycle():\n    from .simulate import simulate\n")]
 
@@ -90,6 +91,10 @@ def test_a_module_no_layer_names_is_reported(planted):
 def test_a_family_importing_another_is_reported(planted):
     section = _section(planted, "each benchmark family stands alone")
     assert "foldsim.families.spatialviz" in section and "foldsim.families.srbench" in section, planted
+
+
+def test_the_kernels_importing_a_drawing_library_is_reported(planted):
+    assert "foldsim.kernels.motion -> PIL" in _section(planted, "the JAX core imports JAX and NumPy only"), planted
 
 
 def test_a_cycle_is_reported(tmp_path):
