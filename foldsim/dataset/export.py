@@ -45,7 +45,7 @@ from string import Template
 
 from ..codes import code_of_entry, pattern_of
 from ..errors import InputError
-from ..io import atomic_write_bytes, atomic_write_text, read_records
+from ..io import atomic_write_bytes, atomic_write_text, read_bounded, read_records
 from ..rules import group_of
 from ..tasks import CHOICE_TASKS
 from .levels import PRESETS, level_of, record_solutions
@@ -371,7 +371,7 @@ def _video_path(item: ExportItem) -> str | None:
 def _hf_row(item: ExportItem) -> dict:
     return {"id": item.id, "task": item.task, "modality": item.modality, "scorer": item.scorer, "group": item.group,
             "level": item.level, "split": item.split,
-            "images": [{"bytes": p.read_bytes(), "path": p.name} for p in item.images],
+            "images": [{"bytes": read_bounded(p), "path": p.name} for p in item.images],
             "video": _video_path(item), "question": item.question, "answer": item.answer, "record": item.record}
 
 
@@ -532,7 +532,7 @@ def preset_name(level: int | None) -> str:
 
 
 def _b64(path: Path) -> str:
-    return base64.b64encode(path.read_bytes()).decode("ascii")
+    return base64.b64encode(read_bounded(path)).decode("ascii")
 
 
 def tsv_frame(items: Sequence[ExportItem], on_item: Callable[[int], None] | None = None):
