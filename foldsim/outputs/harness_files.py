@@ -10,14 +10,14 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
-from ..io import atomic_write_text
+from ..io import atomic_write_text, read_bounded
 from .hf import preset_name, write_hf
 from .items import (
     LMMS_DIR, LOWER_IS_BETTER, ExportItem, _by_split, _video_path, config_name, evaluated_split, metric_names,
 )
 
 def _b64(path: Path) -> str:
-    return base64.b64encode(path.read_bytes()).decode("ascii")
+    return base64.b64encode(read_bounded(path)).decode("ascii")
 
 
 def tsv_frame(items: Sequence[ExportItem], on_item: Callable[[int], None] | None = None):

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import InputError
-from ..io import atomic_write_bytes, atomic_write_text
+from ..io import atomic_write_bytes, atomic_write_text, read_bounded
 from ..dataset.levels import PRESETS
 from .items import CARD_TAG, LICENSE, SHARD_ROWS, ExportItem, _by_split, _video_path
 
@@ -32,7 +32,7 @@ def hf_features():
 def _hf_row(item: ExportItem) -> dict:
     return {"id": item.id, "task": item.task, "modality": item.modality, "scorer": item.scorer, "group": item.group,
             "level": item.level, "split": item.split,
-            "images": [{"bytes": p.read_bytes(), "path": p.name} for p in item.images],
+            "images": [{"bytes": read_bounded(p), "path": p.name} for p in item.images],
             "video": _video_path(item), "question": item.question, "answer": item.answer, "record": item.record}
 
 
