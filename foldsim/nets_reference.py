@@ -14,6 +14,7 @@ Only hinges of +1 quarter turn (printed side out, a cube net) can be rolled; oth
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import deque
 from dataclasses import dataclass
@@ -94,6 +95,7 @@ def cube_rotations() -> list[Matrix]:
     return out
 
 
+@functools.cache
 def orientation(index: int) -> Matrix:
     """Orientation 4 s + k (sides in the order +x, -x, +y, -y, +z, -z): the rotation that brings
     side s to the front with its up turned k quarter turns counter-clockwise from screen-up."""

@@ -236,6 +236,7 @@ def _turn_about(axis: jnp.ndarray, angle: jnp.ndarray) -> jnp.ndarray:
     return outer + cos * (jnp.eye(3) - outer) + sin * cross
 
 
+@jax.jit
 def corner_positions(cells: jnp.ndarray, parent: jnp.ndarray, turn: jnp.ndarray, present: jnp.ndarray,
                      angles: jnp.ndarray) -> jnp.ndarray:
     """float32[F, 4, 3]: every face's corners in 3-D (net units, the net's frame) with each face's
