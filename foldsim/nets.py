@@ -399,12 +399,13 @@ class FoldedNet:
         return self.reason == "valid"
 
 
-def fold_nets(nets: Sequence[Net]) -> list[FoldedNet]:
-    """Fold nets with the batched engine (one compiled call; nets padded to the largest) and read
-    the results back per net. Views are given for every net (faces missing from a side read None)."""
+def fold_nets(nets: Sequence[Net], faces: int | None = None) -> list[FoldedNet]:
+    """Fold nets with the batched engine (one compiled call; nets padded to `faces`, default the
+    largest, so callers can keep one compiled shape) and read the results back per net. Views are
+    given for every net (a side with no face reads None)."""
     if not nets:
         return []
-    arrays = net_arrays(nets)
+    arrays = net_arrays(nets, faces)
     labels = np.broadcast_to(np.arange(arrays.cells.shape[1], dtype=np.int32), arrays.present.shape)[:, None]
     fold, view = K.net_views(arrays.cells, arrays.parent, arrays.turn, arrays.present, labels,
                              arrays.pattern_turn[:, None], arrays.pattern_mirror[:, None], np.arange(24, dtype=np.int32))
