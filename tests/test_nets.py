@@ -4,6 +4,7 @@ rolling-cube reference over the whole space, the continuous motion, and the read
 from __future__ import annotations
 
 import ast
+import json
 import itertools
 from pathlib import Path
 
@@ -363,3 +364,36 @@ def test_grid_rows_name_faces_by_their_digits():
     assert lettered.labels == ("a", "b", "c") and lettered.cells == ((0, 1), (1, 1), (1, 0))
     assert all(isinstance(h, Hinge) for h in lettered.hinges) and len(lettered.hinges) == 2
     assert list(itertools.chain(*[(h.a, h.b) for h in lettered.hinges])) == [0, 1, 1, 2]
+
+
+# -- the docs -------------------------------------------------------------------------------------------
+
+
+def test_docs_quote_the_computed_counts_and_the_benchmark_figures():
+    text = (ROOT / "docs" / "nets.md").read_text(encoding="utf-8")
+    c = S.counts()
+    polyominoes = ", ".join(str(c["polyominoes"][n]) for n in range(1, 8))
+    reasons = c["reasons"]
+    for row in (f"| free polyominoes of 1..7 cells | {polyominoes} |",
+                f"| free hexominoes (fixed: under translation only) | {c['hexominoes']} ({c['fixed_hexominoes']}) |",
+                f"| hexominoes that fold into a cube (fixed) | {c['cube_nets']} ({c['fixed_cube_nets']}) |",
+                f"| hexominoes that do not, by reason | {c['hexominoes'] - c['cube_nets']}: {reasons['folds_into']} "
+                f"`folds_into` (each has a 2×2 block), {reasons['two_on_one_side']} `two_on_one_side` |",
+                f"| labelled cubes up to rotation (distinct labellings of a net) | {c['cube_labellings']} |",
+                f"| assignments of 6 labels to 6 faces | {c['assignments']} = 30 × 24 |",
+                f"| views in the whole space | 11 × 30 × 24 = {c['net_labelling_views']:,}; with all assignments "
+                f"11 × 720 × 24 = {11 * 720 * 24:,} |",
+                f"| ordered (front, top, right) label triples | {c['distinct_label_views']}, each shown by exactly "
+                f"{c['cubes_per_label_view'][0]} of the 30 labelled cubes |"):
+        assert row in text, row
+    assert len(c["cubes_per_label_view"]) == 1
+    devices = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))["devices"]
+    cpu = next(d for d in devices.values() if d["machine"]["jax_backend"] == "cpu")
+    for batch in cpu["families"]["nets"]["batches"]:
+        kernel, reference = batch["kernel"], batch["reference"]
+        steady = kernel["steady_s"]
+        row = (f"| 11 nets × {batch['labellings_per_net']} labellings × 24 | {batch['views']:,} | "
+               f"{f'{steady * 1e6:.0f} µs' if steady < 1e-3 else f'{steady * 1e3:.1f} ms'} | "
+               f"{kernel['views_per_s'] / 1e6:.2f}M | {reference['views_per_s'] / 1e3:.2f}K/s | {batch['speedup']:,.0f}× |")
+        assert row in text, row
+        assert reference["disagreements"] == 0
