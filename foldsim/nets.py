@@ -409,9 +409,8 @@ def fold_nets(nets: Sequence[Net], faces: int | None = None) -> list[FoldedNet]:
     labels = np.broadcast_to(np.arange(arrays.cells.shape[1], dtype=np.int32), arrays.present.shape)[:, None]
     fold, view = K.net_views(arrays.cells, arrays.parent, arrays.turn, arrays.present, labels,
                              arrays.pattern_turn[:, None], arrays.pattern_mirror[:, None], np.arange(24, dtype=np.int32))
-    fold, view = [np.asarray(x) for x in fold], [np.asarray(x)[:, 0] for x in view]
-    side, quarter, opposite, reason = fold[3], fold[4], fold[6], fold[7]
-    face, seen_turn, seen_mirror = view[0], view[2], view[3]
+    side, quarter, opposite, reason = (np.asarray(x) for x in (fold.side, fold.quarter, fold.opposite, fold.reason))
+    face, seen_turn, seen_mirror = (np.asarray(x)[:, 0] for x in (view.face, view.turn, view.mirror))
     out = []
     for i, net in enumerate(nets):
         n = len(net)

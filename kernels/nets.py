@@ -124,6 +124,16 @@ class NetView(NamedTuple):
     mirror: jnp.ndarray  # its pattern's mirror flag (bool)
 
 
+def _mat_mat(a: jnp.ndarray, b: jnp.ndarray) -> jnp.ndarray:
+    """[..., 3, 3] products as broadcast multiply-and-sum: integer dots stay elementwise (fused, and
+    the same on every backend; see state.current_vertices for why the kernels avoid int einsum)."""
+    return (a[..., :, :, None] * b[..., None, :, :]).sum(-2)
+
+
+def _mat_vec(a: jnp.ndarray, v: jnp.ndarray) -> jnp.ndarray:
+    return (a * v[..., None, :]).sum(-1)
+
+
 def _step_index(delta: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
     """(index into STEPS, whether delta is a unit step at all) of flat cell differences [..., 2]."""
     matches = (delta[..., None, :] == jnp.asarray(STEPS)).all(-1)
@@ -142,12 +152,12 @@ def fold_one(cells: jnp.ndarray, parent: jnp.ndarray, turn: jnp.ndarray, present
     eye = jnp.broadcast_to(jnp.eye(3, dtype=jnp.int32), (faces, 3, 3))
     hinge_rotation = jnp.where(hinged[:, None, None], jnp.asarray(HINGE_ROTATIONS)[step, turn % 4], eye)
     middle = jnp.concatenate([2 * cells[own_parent] + 1 + jnp.asarray(STEPS)[step], jnp.zeros((faces, 1), jnp.int32)], 1)
-    hinge_shift = jnp.where(hinged[:, None], middle - jnp.einsum("fij,fj->fi", hinge_rotation, middle), 0)
+    hinge_shift = jnp.where(hinged[:, None], middle - _mat_vec(hinge_rotation, middle), 0)
 
     def compose(_, pose):  # after d rounds every face at depth <= d has its pose: F rounds suffice
         rotation, shift, joined = pose
-        new_rotation = jnp.einsum("fij,fjk->fik", rotation[own_parent], hinge_rotation)
-        new_shift = jnp.einsum("fij,fj->fi", rotation[own_parent], hinge_shift) + shift[own_parent]
+        new_rotation = _mat_mat(rotation[own_parent], hinge_rotation)
+        new_shift = _mat_vec(rotation[own_parent], hinge_shift) + shift[own_parent]
         new_joined = (index == 0) & present | hinged & joined[own_parent]
         return (jnp.where(hinged[:, None, None], new_rotation, eye), jnp.where(hinged[:, None], new_shift, 0),
                 new_joined)
@@ -155,7 +165,7 @@ def fold_one(cells: jnp.ndarray, parent: jnp.ndarray, turn: jnp.ndarray, present
     rotation, shift, joined = jax.lax.fori_loop(0, faces, compose, (eye, jnp.zeros((faces, 3), jnp.int32),
                                                                       (index == 0) & present))
     flat_centre = jnp.concatenate([2 * cells + 1, jnp.zeros((faces, 1), jnp.int32)], 1)
-    centre = jnp.einsum("fij,fj->fi", rotation, flat_centre) + shift
+    centre = _mat_vec(rotation, flat_centre) + shift
     normal = rotation[:, :, 2]
     cube_centre = flat_centre[0] - jnp.array([0, 0, 1], jnp.int32)
     normals = jnp.asarray(SIDE_NORMALS)
