@@ -427,3 +427,59 @@ def fold_nets(nets: Sequence[Net], faces: int | None = None) -> list[FoldedNet]:
 def fold_net(net: Net) -> FoldedNet:
     """One net through the engine (see fold_nets)."""
     return fold_nets([net])[0]
+
+
+# -- labelled cubes: what families compare ----------------------------------------------------------
+
+#: what a side shows: (label or None, pattern turn, mirror)
+Shown = tuple[str | None, int, bool]
+NO_FACE: Shown = (None, 0, False)
+
+
+def cube_sides(folded: FoldedNet) -> tuple[Shown, ...]:
+    """The labelled cube a folded net makes, side by side in SIDE_NAMES order: each side's
+    (label, pattern turn, mirror), NO_FACE where no face landed (the lowest face where several)."""
+    sides = [NO_FACE] * len(SIDE_NAMES)
+    for face in reversed(folded.faces):
+        if face.side is not None:
+            sides[SIDE_NAMES.index(face.side)] = (face.label, face.turn, face.mirror)
+    return tuple(sides)
+
+
+def turned_cube(sides: Sequence[Shown], orientation: int) -> tuple[Shown, ...]:
+    """The same cube in orientation `orientation` (0..23), side by side: what was on side s is now on
+    SIDE_MAP[o, s], its pattern turned by SIDE_TURNS[o, s]. Its front, top, right (sides +z, +y, +x)
+    are that orientation's view."""
+    out: list[Shown] = [NO_FACE] * len(SIDE_NAMES)
+    for s, (label, turn, mirror) in enumerate(sides):
+        shown = (label, (turn + int(K.SIDE_TURNS[orientation, s])) % 4, mirror) if label is not None else NO_FACE
+        out[int(K.SIDE_MAP[orientation, s])] = shown
+    return tuple(out)
+
+
+def _reduced(shown: Shown, periods: Mapping[str, int] | None) -> Shown:
+    """A side's look with its turn taken modulo the label's pattern period (1: looks the same at every
+    turn, like a plain colour; 2: the same after a half turn; 4, the default: no symmetry)."""
+    label, turn, mirror = shown
+    period = (periods or {}).get(label, 4) if label is not None else 4
+    return (label, turn % period, mirror)
+
+
+def view_of(sides: Sequence[Shown], orientation: int) -> tuple[Shown, Shown, Shown]:
+    """What orientation `orientation` of a cube (side by side) shows: front, top, right."""
+    turned = turned_cube(sides, orientation)
+    return tuple(turned[int(s)] for s in K.VIEW_FRAME_SIDES)  # type: ignore[return-value]
+
+
+def cube_key(sides: Sequence[Shown], periods: Mapping[str, int] | None = None) -> tuple:
+    """One name for a labelled cube up to rotation: two cubes are the same (one can be turned into
+    the other) iff their keys are equal. Pattern turns count modulo `periods[label]` (see _reduced)."""
+    return min(tuple(_reduced(x, periods) for x in turned_cube(sides, o)) for o in range(24))
+
+
+def orientations_showing(sides: Sequence[Shown], view: Sequence[Shown],
+                         periods: Mapping[str, int] | None = None) -> tuple[int, ...]:
+    """The orientations in which the cube shows `view` (front, top, right), pattern turns modulo
+    `periods`: empty when no turn of the cube shows it (the view is not this cube's)."""
+    wanted = tuple(_reduced(x, periods) for x in view)
+    return tuple(o for o in range(24) if tuple(_reduced(x, periods) for x in view_of(sides, o)) == wanted)

@@ -85,18 +85,27 @@ def quarter_of(vector, normal, up, xp=jnp):
     return xp.where(along_up == 1, 0, xp.where(along_left == 1, 1, xp.where(along_up == -1, 2, 3)))
 
 
+def _side_tables() -> tuple[np.ndarray, np.ndarray]:
+    """SIDE_MAP[o, s]: the side (of the unturned cube's names) that side s moves to under
+    orientation o; SIDE_TURNS[o, s]: quarter turns added to a direction on side s by that move."""
+    moves = np.zeros((24, 6), np.int32)
+    turns = np.zeros((24, 6), np.int32)
+    for o, rotation in enumerate(ORIENTATIONS):
+        for s in range(6):
+            to = int(np.flatnonzero((SIDE_NORMALS == rotation @ SIDE_NORMALS[s]).all(1))[0])
+            moves[o, s] = to
+            turns[o, s] = quarter_of(rotation @ SIDE_UPS[s], SIDE_NORMALS[to], SIDE_UPS[to], np)
+    return moves, turns
+
+
+SIDE_MAP, SIDE_TURNS = _side_tables()
+
+
 def _view_tables() -> tuple[np.ndarray, np.ndarray]:
     """VIEW_SIDES[o, w]: the cube side shown at view side w (front, top, right) in orientation o;
     VIEW_TURNS[o, w]: quarter turns added to a direction on that side by the turn to the view."""
-    sides = np.zeros((24, 3), np.int32)
-    turns = np.zeros((24, 3), np.int32)
-    for o, rotation in enumerate(ORIENTATIONS):
-        turned = SIDE_NORMALS @ rotation.T  # where each side's normal points after the turn
-        for w, view_side in enumerate(VIEW_FRAME_SIDES):
-            s = int(np.flatnonzero((turned == SIDE_NORMALS[view_side]).all(1))[0])
-            sides[o, w] = s
-            turns[o, w] = quarter_of(rotation @ SIDE_UPS[s], SIDE_NORMALS[view_side], SIDE_UPS[view_side], np)
-    return sides, turns
+    sides = np.argmax(SIDE_MAP[:, None, :] == VIEW_FRAME_SIDES[None, :, None], -1).astype(np.int32)
+    return sides, np.take_along_axis(SIDE_TURNS, sides, 1).astype(np.int32)
 
 
 VIEW_SIDES, VIEW_TURNS = _view_tables()

@@ -397,3 +397,47 @@ def test_docs_quote_the_computed_counts_and_the_benchmark_figures():
                f"{kernel['views_per_s'] / 1e6:.2f}M | {reference['views_per_s'] / 1e3:.2f}K/s | {batch['speedup']:,.0f}× |")
         assert row in text, row
         assert reference["disagreements"] == 0
+
+
+# -- labelled cubes ------------------------------------------------------------------------------------
+
+
+def test_cube_helpers_agree_with_the_engines_views_and_tell_cubes_apart():
+    from foldsim.nets import cube_key, cube_sides, orientations_showing, view_of
+
+    nets = S.cube_nets()
+    labelled = [make_net(n.cells, list("abcdef"), [Pattern(i % 4, i == 1) for i in range(6)], hinges=n.hinges)
+                for n in nets]
+    folded = fold_nets(labelled)
+    keys = set()
+    for f in folded:
+        sides = cube_sides(f)
+        for o in range(24):
+            seen = [(s.label, s.turn, s.mirror) for s in f.views[o]]
+            assert list(view_of(sides, o)) == seen
+            assert orientations_showing(sides, seen) == (o,)  # asymmetric patterns: one orientation
+        keys.add(cube_key(sides))
+    # the 11 nets with the same labels and patterns in cell order make different cubes...
+    assert len(keys) > 1
+    # ...but a net relabelled to fold into another net's cube has that cube's key
+    target = cube_sides(folded[0])
+    for net, dressed, f in zip(nets, labelled, folded):
+        by_side = {face.side: i for i, face in enumerate(f.faces)}
+        side_of = [K.SIDE_NAMES[s] for s in range(6)]
+        labels = [None] * 6
+        patterns = [None] * 6
+        for s, (label, turn, mirror) in enumerate(target):
+            face = by_side[side_of[s]]
+            labels[face] = label
+            patterns[face] = Pattern((turn - f.faces[face].turn + dressed.patterns[face].turn) % 4, mirror)
+        again = fold_net(make_net(net.cells, labels, patterns, hinges=net.hinges))
+        assert cube_key(cube_sides(again)) == cube_key(target)
+        # a hidden side's pattern turned: a different cube, yet it still shows the key's view 16
+        turned = list(cube_sides(again))
+        turned[5] = (turned[5][0], (turned[5][1] + 1) % 4, turned[5][2])  # -z: hidden at orientation 16
+        assert cube_key(turned) != cube_key(target)
+        assert orientations_showing(turned, view_of(target, 16)) == (16,)
+        # with a half-turn-symmetric pattern on that label, a half turn is no change
+        half = list(cube_sides(again))
+        half[5] = (half[5][0], (half[5][1] + 2) % 4, half[5][2])
+        assert cube_key(half, {half[5][0]: 2}) == cube_key(target, {half[5][0]: 2})
