@@ -50,6 +50,10 @@ def test_exactly_eleven_hexominoes_fold_into_a_cube_engine_and_reference_agree_o
     assert sum(f.valid for f in folded) == 11
     assert [f.reason for f in folded] == [R.roll(n).reason for n in nets]
     assert {f.reason for f in folded} == {"valid", "folds_into", "two_on_one_side"}
+    for net, f in zip(nets, folded):  # a hexomino folds into itself exactly when it has a 2x2 block
+        cells = set(net.cells)
+        block = any({(x + 1, y), (x, y + 1), (x + 1, y + 1)} <= cells for x, y in cells)
+        assert (f.reason == "folds_into") == block, net.cells
 
 
 def test_the_eleven_are_the_peers_eleven_nets():
