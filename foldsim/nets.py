@@ -256,6 +256,17 @@ def _pairs(entries: Iterable, faces: int, field: str, *, turn: bool = False) -> 
     return out
 
 
+def rooted_at(net: Net, face: int) -> Net:
+    """The same net with `face` as its root (face 0; the others keep their order after it), hinges
+    carried over, so its cube is built under that face (STARE folds from any base face)."""
+    _whole(face, 0, len(net) - 1, "root")
+    order = [face, *(i for i in range(len(net)) if i != face)]
+    new_index = {old: new for new, old in enumerate(order)}
+    return Net(tuple(net.cells[i] for i in order), tuple(net.labels[i] for i in order),
+               tuple(net.patterns[i] for i in order),
+               tuple(Hinge(new_index[h.a], new_index[h.b], h.turn) for h in net.hinges), net.id)
+
+
 def net_from_rows(rows: Sequence[str], *, id: str | None = None, cuts: Iterable | None = None) -> Net:
     """A net drawn as text rows, top row first: any character but '.' or ' ' is a face and names
     its label; faces are numbered in reading order, unless every label is a digit 1-9, when face
@@ -458,11 +469,12 @@ def turned_cube(sides: Sequence[Shown], orientation: int) -> tuple[Shown, ...]:
 
 
 def _reduced(shown: Shown, periods: Mapping[str, int] | None) -> Shown:
-    """A side's look with its turn taken modulo the label's pattern period (1: looks the same at every
-    turn, like a plain colour; 2: the same after a half turn; 4, the default: no symmetry)."""
+    """A side's look with its turn taken modulo the label's pattern period (1: a plain colour, the
+    same at every turn and mirrored, so its mirror flag is dropped too; 2: the same after a half
+    turn; 4, the default: no symmetry)."""
     label, turn, mirror = shown
     period = (periods or {}).get(label, 4) if label is not None else 4
-    return (label, turn % period, mirror)
+    return (label, turn % period, mirror and period != 1)
 
 
 def view_of(sides: Sequence[Shown], orientation: int) -> tuple[Shown, Shown, Shown]:

@@ -445,3 +445,20 @@ def test_cube_helpers_agree_with_the_engines_views_and_tell_cubes_apart():
         half = list(cube_sides(again))
         half[5] = (half[5][0], (half[5][1] + 2) % 4, half[5][2])
         assert cube_key(half, {half[5][0]: 2}) == cube_key(target, {half[5][0]: 2})
+
+
+def test_another_root_turns_the_whole_cube_and_keeps_it():
+    from foldsim.nets import cube_key, cube_sides, rooted_at
+
+    net = make_net(net_from_rows(CROSS).cells, list("abcdef"), [Pattern(i % 4, i == 3) for i in range(6)])
+    base = fold_net(net)
+    for face in range(6):
+        moved = fold_net(rooted_at(net, face))
+        assert moved.valid and moved.faces[0].label == net.labels[face] and moved.faces[0].side == "+z"
+        assert cube_key(cube_sides(moved)) == cube_key(cube_sides(base))
+        assert moved.opposite == base.opposite
+        assert R.roll(rooted_at(net, face)).sides == tuple(f.side for f in moved.faces)
+    plain = {label: 1 for label in "abcdef"}  # plain colours: turns and mirrors do not count
+    recoloured = make_net(net.cells, net.labels, [Pattern(0, False)] * 6, hinges=net.hinges)
+    assert cube_key(cube_sides(fold_net(recoloured)), plain) == cube_key(cube_sides(base), plain)
+    assert cube_key(cube_sides(fold_net(recoloured))) != cube_key(cube_sides(base))
