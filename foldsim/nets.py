@@ -90,13 +90,20 @@ class Hinge:
 @dataclass(frozen=True)
 class Net:
     """A net: faces (cells), their labels and patterns, and the hinge tree (see the module doc).
-    Build one with `make_net` (default hinges, checks) or `net_from_record` (data)."""
+    Checked when built (InputError naming the field); `make_net` adds the defaults (labels, upright
+    patterns, the spanning tree) and `net_from_record` reads data."""
 
     cells: tuple[tuple[int, int], ...]
     labels: tuple[str, ...]
     patterns: tuple[Pattern, ...]
     hinges: tuple[Hinge, ...]
     id: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cells", checked_cells(self.cells))
+        for name in ("labels", "patterns", "hinges"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        _check_faces(self)
 
     def __len__(self) -> int:
         return len(self.cells)
@@ -190,68 +197,90 @@ def make_net(cells: Iterable, labels: Iterable[str] | None = None, patterns: Ite
     """A checked Net. `cells`: (x, y) pairs, face 0 the root; `labels` default "1".."n"; `patterns`
     default upright; `hinges` (Hinge or (a, b[, turn])) or `cuts` ((a, b) flat neighbours left
     unhinged; default none): at most one of the two. InputError names the field at fault."""
-    cells = tuple(cells)
-    if not cells or len(cells) > MAX_NET_CELLS:
-        raise InputError(f"must hold 1 to {MAX_NET_CELLS} cells, got {len(cells)}", field="cells")
-    parsed = []
-    for i, cell in enumerate(cells):
-        if not isinstance(cell, (tuple, list)) or len(cell) != 2:
-            raise InputError(f"must be a pair [x, y], got {describe(cell)}", field=f"cells[{i}]")
-        parsed.append((_whole(cell[0], -MAX_COORDINATE, MAX_COORDINATE, f"cells[{i}].x"),
-                       _whole(cell[1], -MAX_COORDINATE, MAX_COORDINATE, f"cells[{i}].y")))
-    seen: dict[tuple[int, int], int] = {}
-    for i, cell in enumerate(parsed):
-        if cell in seen:
-            raise InputError(f"repeats cell {list(cell)} of cells[{seen[cell]}]", field=f"cells[{i}]")
-        seen[cell] = i
-    labels = tuple(str(i + 1) for i in range(len(parsed))) if labels is None else tuple(labels)
-    if len(labels) != len(parsed):
-        raise InputError(f"must hold one label per cell ({len(parsed)}), got {len(labels)}", field="labels")
-    for i, label in enumerate(labels):
-        if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL_CHARS:
-            raise InputError(f"must be a non-empty name of at most {MAX_LABEL_CHARS} characters, got {describe(label)}",
-                             field=f"labels[{i}]")
-        if labels.index(label) != i:
-            raise InputError(f"repeats the label of labels[{labels.index(label)}]", field=f"labels[{i}]")
-    patterns = tuple(Pattern() for _ in parsed) if patterns is None else tuple(patterns)
-    if len(patterns) != len(parsed):
-        raise InputError(f"must hold one pattern per cell ({len(parsed)}), got {len(patterns)}", field="patterns")
-    for i, pattern in enumerate(patterns):
-        if not isinstance(pattern, Pattern):
-            raise InputError(f"must be a Pattern, got {describe(pattern)}", field=f"patterns[{i}]")
+    cells = checked_cells(cells)
+    labels = tuple(str(i + 1) for i in range(len(cells))) if labels is None else tuple(labels)
+    patterns = tuple(Pattern() for _ in cells) if patterns is None else tuple(patterns)
     if hinges is not None and cuts is not None:
         raise InputError("give hinges or cuts, not both", field="hinges")
     if hinges is None:
-        cut_pairs = _pairs(cuts or (), len(parsed), "cuts")
-        neighbours = set(flat_neighbours(parsed))
+        cut_pairs = _pairs(cuts or (), len(cells), "cuts")
+        neighbours = set(flat_neighbours(cells))
         for k, (a, b) in enumerate(cut_pairs):
             if (min(a, b), max(a, b)) not in neighbours:
                 raise InputError(f"faces {a} and {b} do not share an edge", field=f"cuts[{k}]")
-        tree = spanning_hinges(parsed, cut_pairs)
+        tree = spanning_hinges(cells, cut_pairs)
     else:
-        tree = tuple(h if isinstance(h, Hinge) else Hinge(*_pairs([h], len(parsed), "hinges", turn=True)[0])
-                     for h in hinges)
-        if len(tree) > MAX_NET_CELLS:
-            raise InputError(f"must hold at most {MAX_NET_CELLS} hinges, got {len(tree)}", field="hinges")
-        _check_hinges(parsed, tree, "hinges")
-    if id is not None and (not isinstance(id, str) or len(id) > 200):
-        raise InputError(f"must be a string of at most 200 characters, got {describe(id)}", field="id")
-    return Net(tuple(parsed), labels, patterns, tree, id)
+        given = list(hinges)
+        if len(given) > MAX_NET_CELLS:
+            raise InputError(f"must hold at most {MAX_NET_CELLS} hinges, got {len(given)}", field="hinges")
+        tree = tuple(h if isinstance(h, Hinge) else Hinge(*_pairs([h], len(cells), f"hinges[{k}]", turn=True,
+                                                                  single=True)[0])
+                     for k, h in enumerate(given))
+    return Net(cells, labels, patterns, tree, id)
 
 
-def _pairs(entries: Iterable, faces: int, field: str, *, turn: bool = False) -> list[tuple[int, ...]]:
-    """(a, b) (or (a, b, turn) when `turn`) index pairs from lists, checked."""
+def checked_cells(cells: Iterable) -> tuple[tuple[int, int], ...]:
+    """Cells as (x, y) int pairs: 1 to MAX_NET_CELLS of them, coordinates within MAX_COORDINATE,
+    no repeats (InputError naming the cell otherwise)."""
+    cells = tuple(cells)
+    if not cells or len(cells) > MAX_NET_CELLS:
+        raise InputError(f"must hold 1 to {MAX_NET_CELLS} cells, got {len(cells)}", field="cells")
+    parsed: dict[tuple[int, int], int] = {}
+    for i, cell in enumerate(cells):
+        if not isinstance(cell, (tuple, list)) or len(cell) != 2:
+            raise InputError(f"must be a pair [x, y], got {describe(cell)}", field=f"cells[{i}]")
+        pair = (_whole(cell[0], -MAX_COORDINATE, MAX_COORDINATE, f"cells[{i}].x"),
+                _whole(cell[1], -MAX_COORDINATE, MAX_COORDINATE, f"cells[{i}].y"))
+        if pair in parsed:
+            raise InputError(f"repeats cell {list(pair)} of cells[{parsed[pair]}]", field=f"cells[{i}]")
+        parsed[pair] = i
+    return tuple(parsed)
+
+
+def _check_faces(net: Net) -> None:
+    """Labels, patterns, hinges and id of a net whose cells are checked (Net.__post_init__)."""
+    n = len(net.cells)
+    if len(net.labels) != n:
+        raise InputError(f"must hold one label per cell ({n}), got {len(net.labels)}", field="labels")
+    first: dict[str, int] = {}
+    for i, label in enumerate(net.labels):
+        if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL_CHARS:
+            raise InputError(f"must be a non-empty name of at most {MAX_LABEL_CHARS} characters, got {describe(label)}",
+                             field=f"labels[{i}]")
+        if label in first:
+            raise InputError(f"repeats the label of labels[{first[label]}]", field=f"labels[{i}]")
+        first[label] = i
+    if len(net.patterns) != n:
+        raise InputError(f"must hold one pattern per cell ({n}), got {len(net.patterns)}", field="patterns")
+    for i, pattern in enumerate(net.patterns):
+        if not isinstance(pattern, Pattern):
+            raise InputError(f"must be a Pattern, got {describe(pattern)}", field=f"patterns[{i}]")
+    if len(net.hinges) > MAX_NET_CELLS:
+        raise InputError(f"must hold at most {MAX_NET_CELLS} hinges, got {len(net.hinges)}", field="hinges")
+    for k, hinge in enumerate(net.hinges):
+        if not isinstance(hinge, Hinge):
+            raise InputError(f"must be a Hinge, got {describe(hinge)}", field=f"hinges[{k}]")
+    _check_hinges(net.cells, net.hinges, "hinges")
+    if net.id is not None and (not isinstance(net.id, str) or len(net.id) > 200):
+        raise InputError(f"must be a string of at most 200 characters, got {describe(net.id)}", field="id")
+
+
+def _pairs(entries: Iterable, faces: int, field: str, *, turn: bool = False,
+           single: bool = False) -> list[tuple[int, ...]]:
+    """(a, b) (or (a, b, turn) when `turn`) index pairs from lists, checked; errors name
+    field[k] (or `field` itself when `single`: one entry, already indexed by the caller)."""
     out = []
     for k, entry in enumerate(entries):
+        where = field if single else f"{field}[{k}]"
         sizes = (2, 3) if turn else (2,)
         if not isinstance(entry, (tuple, list)) or len(entry) not in sizes:
             shape = "[a, b] or [a, b, turn]" if turn else "[a, b]"
-            raise InputError(f"must be a pair of face indices {shape}, got {describe(entry)}", field=f"{field}[{k}]")
-        a = _whole(entry[0], 0, faces - 1, f"{field}[{k}]")
-        b = _whole(entry[1], 0, faces - 1, f"{field}[{k}]")
+            raise InputError(f"must be a pair of face indices {shape}, got {describe(entry)}", field=where)
+        a = _whole(entry[0], 0, faces - 1, where)
+        b = _whole(entry[1], 0, faces - 1, where)
         extra = entry[2:]
         if extra and not _is_turn(extra[0]):
-            raise InputError(f"must be one of {HINGE_TURNS}, got {describe(extra[0])}", field=f"{field}[{k}].turn")
+            raise InputError(f"must be one of {HINGE_TURNS}, got {describe(extra[0])}", field=f"{where}.turn")
         out.append((a, b, *extra))
     return out
 

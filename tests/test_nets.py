@@ -338,6 +338,8 @@ def test_a_record_round_trips():
     ({"cells": [[0, 0], [1, 0]], "hinges": [[0, 1, 2]]}, "hinges[0].turn"),
     ({"cells": [[0, 0], [1, 0]], "hinges": [[0, 1, True]]}, "hinges[0].turn"),
     ({"cells": [[0, 0], [1, 0]], "hinges": [[0, 1], [1, 0]]}, "hinges[1]"),
+    ({"cells": [[0, 0], [1, 0], [2, 0]], "hinges": [[0, 1], [1, 2, 5]]}, "hinges[1].turn"),
+    ({"cells": [[0, 0], [1, 0], [2, 0]], "hinges": [[0, 1], "12"]}, "hinges[1]"),
     ({"cells": [[0, 0], [1, 0]], "hinges": {"a": 1}}, "hinges"),
     ({"cells": [[0, 0], [1, 0]], "hinges": [[0, 1]], "cuts": []}, "hinges"),
     ({"cells": [[0, 0], [1, 0]], "cuts": [[0, 0, 0]]}, "cuts[0]"),
@@ -462,3 +464,18 @@ def test_another_root_turns_the_whole_cube_and_keeps_it():
     recoloured = make_net(net.cells, net.labels, [Pattern(0, False)] * 6, hinges=net.hinges)
     assert cube_key(cube_sides(fold_net(recoloured)), plain) == cube_key(cube_sides(base), plain)
     assert cube_key(cube_sides(fold_net(recoloured))) != cube_key(cube_sides(base))
+
+
+def test_a_net_built_directly_is_checked_too():
+    from foldsim.nets import Net
+
+    good = net_from_rows(CROSS)
+    with pytest.raises(InputError) as caught:
+        Net(good.cells, ("a",) * 6, good.patterns, good.hinges)
+    assert caught.value.field == "labels[1]"
+    with pytest.raises(InputError) as caught:
+        Net(good.cells, good.labels, good.patterns, (*good.hinges, Hinge(1, 0)))
+    assert caught.value.field == "hinges[5]"
+    with pytest.raises(InputError) as caught:
+        Net(((0, 0), (0, 0)), ("a", "b"), (Pattern(), Pattern()), ())
+    assert caught.value.field == "cells[1]"
