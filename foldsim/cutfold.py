@@ -254,10 +254,10 @@ def _check_joined(fixed: Sequence[Layer], moving: Sequence[Layer], a: Fraction, 
     pieces = [part for layer in [*moving, *fixed] for part in layer.parts]
     owner = [i for i, layer in enumerate([*moving, *fixed]) for _ in layer.parts]
     n_moving = sum(len(layer.parts) for layer in moving)
-    for i, ei, j, _ in touching_edges(pieces):
+    for i, ei, j, ej in touching_edges(pieces):
         if (i < n_moving) == (j < n_moving):
             continue
-        k, e = (i, ei) if i < n_moving else (j, _)
+        k, e = (i, ei) if i < n_moving else (j, ej)
         iso = moving[owner[k]].iso
         poly = pieces[k]
         ends = (iso.apply(poly[e]), iso.apply(poly[(e + 1) % len(poly)]))

@@ -63,13 +63,16 @@ def random_item(rng: random.Random, index: int = 0) -> CutItem:
     name = rng.choice([*CONVEX_PRESETS, "star", "notched"])
     sheet = NOTCHED if name == "notched" else preset_sheet(name)
     convex = name in CONVEX_PRESETS
-    steps = []
-    for _ in range(rng.randint(1, 3)):
-        size = 1 if rng.random() < 0.7 else rng.randint(2, 4)
-        steps.append(tuple(random_fold(rng, convex) for _ in range(size)))
     placeholder = Cut(((F(0), F(0)), (F(1), F(0)), (F(0), F(1))))
-    item = CutItem(sheet, tuple(steps), (placeholder,), f"random-{index}")
-    states, reason, _ = fold_states(item)
+    for _attempt in range(6):  # most fold sequences that cannot be made are drawn again; some stay
+        steps = []
+        for _ in range(rng.randint(1, 3)):
+            size = 1 if rng.random() < 0.7 else rng.randint(2, 4)
+            steps.append(tuple(random_fold(rng, convex) for _ in range(size)))
+        item = CutItem(sheet, tuple(steps), (placeholder,), f"random-{index}")
+        states, reason, _ = fold_states(item)
+        if not reason or rng.random() < 0.15:
+            break
     final = states[-1][-1]
     vertices = sorted({p for layer in final for part in layer.placed() for p in part})
     x0, y0, x1, y1 = bounding_box(vertices)
