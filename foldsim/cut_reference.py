@@ -5,10 +5,10 @@ It never builds cut-out regions. It answers, for one point q of the flat sheet, 
 folding q forward exactly: at each fold q's current position is tested against the directed line
 (left: stays, right: reflected across it), and at the end the position is tested against the cut
 polygons. The paper is tracked only as **classes** of points that every fold so far treated alike
-(each class: its isometry as a 3x3 rational matrix and the flat half-planes that bound it, clipped
-from the whole sheet by one-plane Sutherland-Hodgman, whose degenerate bridges along the line keep
-the area and the bounding box right even on a non-convex sheet), ordered bottom to top by the
-stacking rule, so folds of the top n layers and the box-relative lines need no regions at all.
+(each class: its isometry as a 3x3 rational matrix and its flat region as convex pieces: the
+sheet cut into trapezoids by horizontal lines through its vertices, then clipped one plane at a
+time), ordered bottom to top by the stacking rule; the regions serve only the box-relative lines
+and whether a fold leaves paper on both sides.
 
 On a convex sheet every class is one connected layer, so the top n classes are the top n layers;
 on a non-convex sheet a class may be several layers, so a partial fold there is outside this
@@ -90,10 +90,31 @@ def _strict_inside(p: Pt, poly) -> int:
     return 1 if winding else -1
 
 
+def _slabs(poly: list[Pt]) -> list[list[Pt]]:
+    """A simple polygon cut into trapezoids by horizontal lines through its vertices: in each slab
+    between two successive vertex heights, the edges that cross it sorted by x bound the inside
+    in pairs (even-odd). Convex pieces, so one-plane clipping stays exact."""
+    heights = sorted({p[1] for p in poly})
+    edges = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
+    pieces = []
+    for y0, y1 in zip(heights, heights[1:]):
+        mid = (y0 + y1) / 2
+        cuts = []
+        for a, b in edges:
+            if min(a[1], b[1]) < mid < max(a[1], b[1]):
+                at = lambda y, a=a, b=b: a[0] + (b[0] - a[0]) * (y - a[1]) / (b[1] - a[1])  # noqa: E731
+                cuts.append((at(mid), at(y0), at(y1)))
+        cuts.sort()
+        for (_, l0, l1), (_, r0, r1) in zip(cuts[::2], cuts[1::2]):
+            corners = [(l0, y0), (r0, y0), (r1, y1), (l1, y1)]
+            pieces.append([p for i, p in enumerate(corners) if p != corners[i - 1]])
+    return pieces
+
+
 @dataclass
 class _Class:
     matrix: Matrix  # flat -> now
-    region: list[Pt]  # flat region (Sutherland-Hodgman output of the sheet)
+    region: list[list[Pt]]  # flat region: convex pieces (the sheet's trapezoids, clipped)
 
 
 @dataclass(frozen=True)
@@ -116,7 +137,7 @@ class ReferenceCut:
         self.convex = all(_side(sheet[i - 1], sheet[i], sheet[(i + 1) % len(sheet)]) > 0 for i in range(len(sheet)))
         self.supported = self.convex or not any(f.layers is not None for step in item.steps for f in step)
         self.failed = ""
-        classes = [_Class(_ID, list(sheet))]
+        classes = [_Class(_ID, _slabs(sheet))]
         self.folds: list[_Fold] = []
         for step in item.steps:
             for fold in step:
@@ -135,12 +156,13 @@ class ReferenceCut:
                 for index in range(first, len(classes)):
                     cls = classes[index]
                     here = lambda u, cls=cls: _side(p1, p2, _map(cls.matrix, u))  # noqa: E731
-                    left = _sh_clip(cls.region, here)
-                    right = _sh_clip(cls.region, lambda u, here=here: -here(u))
-                    if _twice_area(left) > 0:
+                    left = [c for piece in cls.region if _twice_area(c := _sh_clip(piece, here)) > 0]
+                    right = [c for piece in cls.region
+                             if _twice_area(c := _sh_clip(piece, lambda u, here=here: -here(u))) > 0]
+                    if left:
                         stayed[index] = first + len(stays)
                         stays.append(_Class(cls.matrix, left))
-                    if _twice_area(right) > 0:
+                    if right:
                         moves.append((index, _Class(_mul(_mirror(p1, p2), cls.matrix), right)))
                 if not moves or not (kept or stays):
                     self.failed = "no paper on one side"
@@ -159,7 +181,7 @@ class ReferenceCut:
             xs, ys = [p[0] for p in self.sheet], [p[1] for p in self.sheet]
             w, h = max(xs) - min(xs), max(ys) - min(ys)
             return tuple((min(xs) + w * f[0], max(ys) - h * f[1]) for f in (fold.p1, fold.p2))
-        placed = [_map(c.matrix, u) for c in classes for u in c.region]
+        placed = [_map(c.matrix, u) for c in classes for piece in c.region for u in piece]
         xs, ys = [p[0] for p in placed], [p[1] for p in placed]
         if fold.kind in RATE_KINDS[:2]:
             x = min(xs) + (max(xs) - min(xs)) * fold.rate

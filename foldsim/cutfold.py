@@ -51,6 +51,7 @@ from .polygons import (
     sheet_from_record,
     touching_edges,
 )
+from .sheets import Fold as SheetFold
 from .sheets import as_fraction
 
 RATE_KINDS = ("Hori_Left", "Hori_Right", "Vert_Top", "Vert_Bottom")
@@ -340,12 +341,15 @@ def unfold_cut(layers: Sequence[Layer], cuts: Sequence[Cut]) -> tuple[Cutout, ..
     cells = cut_cells(cuts)
     pieces: list[Polygon] = []
     owners: list[int] = []
+    boxes = [bounding_box(cell) for cell in cells]
     for index, layer in enumerate(layers):
         back = layer.iso.inverse()
-        flat_cells = [back.polygon(cell) for cell in cells]
-        for part in layer.parts:
-            for cell in flat_cells:
-                if (piece := clip_convex(part, cell)):
+        for part, placed in zip(layer.parts, layer.placed()):
+            x0, y0, x1, y1 = bounding_box(placed)
+            for cell, (cx0, cy0, cx1, cy1) in zip(cells, boxes):
+                if cx0 >= x1 or x0 >= cx1 or cy0 >= y1 or y0 >= cy1:
+                    continue  # boxes apart: no area in common
+                if (piece := clip_convex(part, back.polygon(cell))):
                     pieces.append(piece)
                     owners.append(index)
     cutouts = []
@@ -369,6 +373,22 @@ def cut_item(item: CutItem) -> CutResult:
         if not any(clip_convex(part, cell) for cell in convex_parts(cut.polygon) for part in placed):
             return CutResult(item.id, STATUS_OFF_PAPER, f"cut {index} ({cut.shape}) is over no paper", index, states)
     return CutResult(item.id, STATUS_OK, "", None, states, unfold_cut(final, item.cuts))
+
+
+def from_sheet_fold(fold: "SheetFold") -> Fold:
+    """The twin of a `foldsim.sheets.Fold` (absolute H/V/D/N line, a named side moving, the flap to
+    the front): the functional φ = n·p fixed to c, the side sign·(φ - c) > 0 moving, as a directed
+    line whose left stays, d = (-sign n_y, sign n_x). Point punches and cuts then see one paper."""
+    from .sheets import SIDE_SIGNS
+
+    family, at = fold.line.family, fold.line.at
+    if at is None or fold.moves not in SIDE_SIGNS[family] or not fold.front:
+        raise InputError("only an absolute line with a named moving side and the flap to the front has a "
+                         "fold-and-cut twin", field="fold")
+    sign = SIDE_SIGNS[family][fold.moves]
+    nx, ny = {"H": (0, 1), "V": (1, 0), "D": (-1, 1), "N": (1, 1)}[family]
+    p1 = (at, ZERO) if family == "V" else (ZERO, at)
+    return Fold("line", p1, (p1[0] - sign * ny, p1[1] + sign * nx))
 
 
 # -- circles ------------------------------------------------------------------------------------------

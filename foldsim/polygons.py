@@ -136,10 +136,14 @@ def point_in_polygon(p: Point, poly: Sequence[Point]) -> int:
 # -- convex pieces ----------------------------------------------------------------------------------
 
 
-def clip_halfplane(poly: Sequence[Point], a: Fraction, b: Fraction, c: Fraction) -> Polygon:
-    """The part of a convex counter-clockwise polygon where a x + b y + c >= 0, counter-clockwise;
-    () when that part has no area."""
+def _clip_raw(poly: Sequence[Point], a: Fraction, b: Fraction, c: Fraction) -> Polygon:
+    """One-plane clipping of a convex polygon to a x + b y + c >= 0, without the final tidying: a
+    crossing point is made only where an edge's ends lie strictly apart, so no point repeats."""
     values = [a * x + b * y + c for x, y in poly]
+    if all(v >= 0 for v in values):
+        return tuple(poly)  # wholly kept: nothing to cut (most calls)
+    if all(v <= 0 for v in values):
+        return ()
     out: list[Point] = []
     n = len(poly)
     for i in range(n):
@@ -150,8 +154,22 @@ def clip_halfplane(poly: Sequence[Point], a: Fraction, b: Fraction, c: Fraction)
         if (s > 0 > t) or (s < 0 < t):
             k = s / (s - t)
             out.append((p[0] + (q[0] - p[0]) * k, p[1] + (q[1] - p[1]) * k))
-    out_poly = drop_straight(out)
-    return out_poly if len(out_poly) >= 3 and area2(out_poly) > 0 else ()
+    return tuple(out)
+
+
+def _solid(poly: Sequence[Point]) -> Polygon:
+    """The polygon without straight corners, or () when it has no area."""
+    if len(poly) < 3:
+        return ()
+    tidy = drop_straight(poly)
+    return tidy if len(tidy) >= 3 and area2(tidy) > 0 else ()
+
+
+def clip_halfplane(poly: Sequence[Point], a: Fraction, b: Fraction, c: Fraction) -> Polygon:
+    """The part of a convex counter-clockwise polygon where a x + b y + c >= 0, counter-clockwise;
+    () when that part has no area."""
+    out = _clip_raw(poly, a, b, c)
+    return out if out is poly or out == tuple(poly) else _solid(out)
 
 
 def edge_halfplane(p: Point, q: Point) -> tuple[Fraction, Fraction, Fraction]:
@@ -161,14 +179,19 @@ def edge_halfplane(p: Point, q: Point) -> tuple[Fraction, Fraction, Fraction]:
 
 
 def clip_convex(poly: Sequence[Point], clipper: Sequence[Point]) -> Polygon:
-    """poly ∩ clipper for convex counter-clockwise polygons; () when it has no area."""
+    """poly ∩ clipper for convex counter-clockwise polygons; () when it has no area. The one with
+    more vertices is clipped by the other's edges (fewer planes; the intersection is the same)."""
+    if not _boxes_overlap(poly, clipper):
+        return ()
+    if len(clipper) > len(poly):
+        poly, clipper = clipper, poly
     out: Polygon = tuple(poly)
     n = len(clipper)
     for i in range(n):
-        out = clip_halfplane(out, *edge_halfplane(clipper[i], clipper[(i + 1) % n]))
-        if not out:
+        out = _clip_raw(out, *edge_halfplane(clipper[i], clipper[(i + 1) % n]))
+        if len(out) < 3:
             return ()
-    return out
+    return _solid(out)
 
 
 def subtract_convex(poly: Sequence[Point], hole: Sequence[Point]) -> list[Polygon]:

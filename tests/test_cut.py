@@ -362,16 +362,9 @@ def test_a_cut_inside_one_layer_everywhere_gives_one_cut_out_per_layer(ok_items,
 # -- point punches are degenerate cuts -------------------------------------------------------------------
 
 
-def _line_fold(family: str, at: F, sign: int) -> Fold:
-    """foldsim.sheets' fold (functional phi = n . p fixed to `at`, the side sign * (phi - at) > 0
-    moving) as a directed line whose left is the side that stays: d = (-sign n_y, sign n_x)."""
-    nx, ny = {"H": (0, 1), "V": (1, 0), "D": (-1, 1), "N": (1, 1)}[family]
-    p1 = (at, F(0)) if family == "V" else (F(0), at)
-    return Fold("line", p1, (p1[0] - sign * ny, p1[1] + sign * nx))
-
-
 def test_point_punch_engine_and_tiny_cuts_agree_on_where_holes_land():
     from foldsim import simulate
+    from foldsim.cutfold import from_sheet_fold
     from foldsim.sheets import SIDE_SIGNS, Line, Punch, SheetItem, SheetSpec
     from foldsim.sheets import Fold as PunchFold
 
@@ -390,7 +383,7 @@ def test_point_punch_engine_and_tiny_cuts_agree_on_where_holes_land():
                          id=f"p{len(items)}")
         eps = F(1, 64)
         cut = Cut(((px - eps, py - eps), (px + eps, py - eps), (px + eps, py + eps), (px - eps, py + eps)))
-        steps = tuple((_line_fold(f, a, SIDE_SIGNS[f][s]),) for f, a, s in folds)
+        steps = tuple((from_sheet_fold(fold),) for fold in item.actions)
         items.append(item)
         cut_items.append(CutItem(sheet, steps, (cut,), item.id))
     compared = 0
