@@ -278,6 +278,23 @@ def test_engine_agrees_with_the_point_reference_on_random_items():
     assert tally.compared >= 10 and tally.points >= 5000, tally
 
 
+def test_reference_box_on_a_non_convex_sheet_after_several_folds():
+    """Fuzz item random-705: on the notched sheet, the reference once clipped whole non-convex
+    regions, whose degenerate bridges left points off the paper that widened the folded box and
+    moved a Vert_Top line from y = 34 to 35."""
+    notched = [[0, 0], [240, 0], [240, 120], [150, 120], [150, 90], [90, 90], [90, 240], [0, 240]]
+    record = {"id": "random-705", "sheet": {"vertices": notched}, "steps": [
+        {"group": [{"type": "angle", "p1": [1, "5/8"], "p2": [0, "1/4"]}, {"type": "Hori_Left", "rate": "3/4", "snap": 1},
+                   {"type": "angle", "p1": [1, "1/8"], "p2": [0, "5/8"]}]},
+        {"type": "Hori_Left", "rate": "1/2"},
+        {"group": [{"type": "Vert_Top", "rate": "3/4", "snap": 1}, {"type": "Hori_Left", "rate": "1/4", "snap": 1}]}],
+        "cuts": [{"polygon": [["-351/17", "1205/17"], ["839/17", "1205/17"], ["839/17", "2395/17"], ["-351/17", "2395/17"]]},
+                 {"polygon": [[0, 69], ["-61/2", "103/2"], ["-61/2", "33/2"], [0, -1], ["61/2", "33/2"], ["61/2", "103/2"]]}]}
+    tally = Agreement()
+    compare(cut_item_from_record(record), tally, grid=10)
+    assert tally.compared == 1 and tally.points > 500
+
+
 @pytest.fixture(scope="module")
 def ok_items() -> list[CutItem]:
     rng = random.Random(5)
