@@ -417,3 +417,18 @@ def test_point_punch_engine_and_tiny_cuts_agree_on_where_holes_land():
             assert len(inside) == 1, (item.id, inside)
         compared += 1
     assert compared >= 16
+
+
+def test_the_documented_record_folds_as_docs_cutting_says():
+    """docs/cutting.md's record: ok with the top two layers folding back; tearing with one."""
+    import json
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "cutting.md").read_text()
+    record = json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1))
+    result = cut_item(cut_item_from_record(record))
+    assert result.ok and [len(s) for s in result.states] == [1, 2, 1, 1] and result.to_json()["count"] >= 1
+    record["steps"][-1]["layers"] = 1
+    torn = cut_item(cut_item_from_record(record))
+    assert torn.status == "not_realizable" and "tear" in torn.reason and torn.failed_step == 3
