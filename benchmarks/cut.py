@@ -25,7 +25,7 @@ from fractions import Fraction as F
 from rich.table import Table
 
 from foldsim.cut_reference import ReferenceCut
-from foldsim.cutfold import Cut, CutItem, Fold, circle_polygon, cut_item, fold_states, from_sheet_fold
+from foldsim.cutfold import PFP_CUT_SHAPES, Cut, CutItem, Fold, cut_item, fold_states, from_sheet_fold, pfp_cut
 from foldsim.polygons import PolygonSheet, bounding_box, point_in_polygon, preset_sheet
 
 from .harness import Context, fmt_rate, fmt_seconds, rate
@@ -34,20 +34,6 @@ PAPER_SHEETS = ("square", "rectangle", "circle", "hexagon", "house")
 CORNERS = [Fold("angle", p1, p2) for p1, p2 in [
     ((F(4, 9), F(0)), (F(0), F(4, 9))), ((F(1), F(4, 9)), (F(5, 9), F(0))),
     ((F(5, 9), F(1)), (F(1), F(5, 9))), ((F(0), F(5, 9)), (F(4, 9), F(1)))]]
-
-
-def pfp_shape(kind: str, centre) -> Cut:
-    cx, cy = centre
-    if kind == "square":
-        return Cut(((cx - 35, cy - 35), (cx + 35, cy - 35), (cx + 35, cy + 35), (cx - 35, cy + 35)), kind)
-    if kind == "rectangle":
-        w = F(45, 2)
-        return Cut(((cx - w, cy - 30), (cx + w, cy - 30), (cx + w, cy + 30), (cx - w, cy + 30)), kind)
-    if kind == "circle":
-        return Cut(circle_polygon((cx, cy), F(35), 32), kind)
-    w = F(61, 2)
-    return Cut(((cx, cy + 35), (cx - w, cy + F(35, 2)), (cx - w, cy - F(35, 2)), (cx, cy - 35),
-                (cx + w, cy - F(35, 2)), (cx + w, cy + F(35, 2))), kind)
 
 
 def place_cuts(rng: random.Random, sheet, steps, count: int) -> tuple[Cut, ...] | None:
@@ -59,10 +45,10 @@ def place_cuts(rng: random.Random, sheet, steps, count: int) -> tuple[Cut, ...] 
     vertices = sorted({p for layer in states[-1][-1] for part in layer.placed() for p in part})
     x0, y0, x1, y1 = bounding_box(vertices)
     cuts = []
-    for kind in rng.sample(["square", "circle", "rectangle", "hexagon"], count):
+    for kind in rng.sample(PFP_CUT_SHAPES, count):
         centre = rng.choice(vertices) if rng.random() < 0.2 else (
             x0 + (x1 - x0) * F(rng.randint(3, 13), 16), y0 + (y1 - y0) * F(rng.randint(3, 13), 16))
-        cuts.append(pfp_shape(kind, centre))
+        cuts.append(pfp_cut(kind, centre))
     return tuple(cuts)
 
 

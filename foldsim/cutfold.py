@@ -135,6 +135,17 @@ class Fold:
     snap: Fraction | None = None
     layers: int | None = None
 
+    def __post_init__(self) -> None:
+        if self.kind not in FOLD_KINDS:
+            raise InputError(f"must be one of {', '.join(FOLD_KINDS)}, got {describe(self.kind)}", field="fold.type")
+        if self.kind in POINT_KINDS and (self.p1 is None or self.p2 is None or self.p1 == self.p2):
+            raise InputError("needs two different points p1 and p2", field="fold")
+        if self.kind in RATE_KINDS and (self.rate is None or not 0 < self.rate < 1):
+            raise InputError(f"must lie strictly between 0 and 1, got {describe(self.rate)}", field="fold.rate")
+        if self.layers is not None and (isinstance(self.layers, bool) or not isinstance(self.layers, int)
+                                        or self.layers < 1):
+            raise InputError(f"must be a positive whole number, got {describe(self.layers)}", field="fold.layers")
+
     def describe(self) -> str:
         if self.kind in RATE_KINDS:
             return f"{self.kind} at {self.rate}" + (f" (snapped to {self.snap})" if self.snap else "")
@@ -405,6 +416,32 @@ def circle_polygon(centre: Point, radius: Fraction, sides: int) -> Polygon:
         quarter.append(((1 - t * t) / (1 + t * t), 2 * t / (1 + t * t)))
     unit = [q for turn in range(4) for q in (_turn(p, turn) for p in quarter)]
     return tuple((centre[0] + radius * x, centre[1] + radius * y) for x, y in unit)
+
+
+#: PFP's four cut shapes (reference §1.5), each centred on its position, in foldsim's frame
+PFP_CUT_SHAPES = ("square", "circle", "rectangle", "hexagon")
+#: the grid PFP's hexagon cut (circumradius 35, irrational corners) is rounded to, in pixels
+PFP_HEXAGON_GRID = Fraction(1, 2)
+
+
+def pfp_cut(kind: str, centre: Point, circle_sides: int = 32) -> Cut:
+    """One of PFP's cut shapes about `centre`: a 70 x 70 square, a circle of diameter 70 (a
+    `circle_sides`-gon on the circle), a 45 wide x 60 tall rectangle, a regular hexagon of
+    circumradius 35 with a vertex at the top (corners rounded to PFP_HEXAGON_GRID)."""
+    from .polygons import round_to_grid
+
+    cx, cy = centre
+    if kind == "circle":
+        return Cut(circle_polygon(centre, Fraction(35), circle_sides), kind, (centre, Fraction(35), circle_sides))
+    if kind == "hexagon":
+        corners = [(round_to_grid(35 * math.cos(math.radians(90 + 60 * k)), PFP_HEXAGON_GRID),
+                    round_to_grid(35 * math.sin(math.radians(90 + 60 * k)), PFP_HEXAGON_GRID)) for k in range(6)]
+        return Cut(tuple((cx + x, cy + y) for x, y in corners), kind)
+    half = {"square": (Fraction(35), Fraction(35)), "rectangle": (Fraction(45, 2), Fraction(30))}.get(kind)
+    if half is None:
+        raise InputError(f"must be one of {', '.join(PFP_CUT_SHAPES)}, got {describe(kind)}", field="cut.shape")
+    w, h = half
+    return Cut(((cx - w, cy - h), (cx + w, cy - h), (cx + w, cy + h), (cx - w, cy + h)), kind)
 
 
 def _turn(p: Point, quarters: int) -> Point:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction as F
 
 from foldsim.cut_reference import ReferenceCut, _strict_inside
-from foldsim.cutfold import RATE_KINDS, Cut, CutItem, CutResult, Fold, circle_polygon, cut_item, fold_states
+from foldsim.cutfold import PFP_CUT_SHAPES, RATE_KINDS, Cut, CutItem, CutResult, Fold, cut_item, fold_states, pfp_cut
 from foldsim.polygons import PolygonSheet, bounding_box, preset_sheet
 
 CONVEX_PRESETS = ("square", "rectangle", "hexagon", "house", "circle", "pentagon", "octagon", "triangle",
@@ -31,6 +31,8 @@ def random_fold(rng: random.Random, partial_ok: bool) -> Fold:
         p2 = rng.choice([(rng.choice(edge), F(1)), (F(1), rng.choice(edge))])
         if rng.random() < 0.5:
             p1, p2 = p2, p1
+        if p1 == p2:  # the box's corner (1, 0) drawn twice: no line
+            return random_fold(rng, partial_ok)
         return Fold("angle", p1, p2, layers=layers)
     p1 = (F(rng.randint(60, 300)), F(rng.randint(60, 300)))
     d = (0, 0)
@@ -40,20 +42,8 @@ def random_fold(rng: random.Random, partial_ok: bool) -> Fold:
 
 
 def cut_shape(rng: random.Random, centre) -> Cut:
-    """One of PFP's four cut shapes (square 70, circle of diameter 70 as a 16-gon on the circle,
-    rectangle 45 x 60, hexagon of circumradius 35 with vertices at whole-unit multiples of 1/2)."""
-    cx, cy = centre
-    kind = rng.choice(["square", "circle", "rectangle", "hexagon"])
-    if kind == "square":
-        return Cut(((cx - 35, cy - 35), (cx + 35, cy - 35), (cx + 35, cy + 35), (cx - 35, cy + 35)), kind)
-    if kind == "rectangle":
-        return Cut(((cx - F(45, 2), cy - 30), (cx + F(45, 2), cy - 30), (cx + F(45, 2), cy + 30),
-                    (cx - F(45, 2), cy + 30)), kind)
-    if kind == "circle":
-        return Cut(circle_polygon((cx, cy), F(35), 16), kind)
-    w = F(61, 2)  # 35 cos 30° ≈ 30.31, rounded to 1/2
-    return Cut(((cx, cy + 35), (cx - w, cy + F(35, 2)), (cx - w, cy - F(35, 2)), (cx, cy - 35),
-                (cx + w, cy - F(35, 2)), (cx + w, cy + F(35, 2))), kind)
+    """One of PFP's four cut shapes (its circle as a 16-gon on the circle, for speed)."""
+    return pfp_cut(rng.choice(PFP_CUT_SHAPES), centre, circle_sides=16)
 
 
 def random_item(rng: random.Random, index: int = 0) -> CutItem:

@@ -432,3 +432,16 @@ def test_the_documented_record_folds_as_docs_cutting_says():
     record["steps"][-1]["layers"] = 1
     torn = cut_item(cut_item_from_record(record))
     assert torn.status == "not_realizable" and "tear" in torn.reason and torn.failed_step == 3
+
+
+def test_pfp_cut_shapes():
+    from foldsim.cutfold import PFP_CUT_SHAPES, pfp_cut
+
+    centre = (F(100), F(50))
+    shapes = {kind: pfp_cut(kind, centre) for kind in PFP_CUT_SHAPES}
+    assert area(shapes["square"].polygon) == 70 * 70 and area(shapes["rectangle"].polygon) == 45 * 60
+    assert max(p[1] for p in shapes["rectangle"].polygon) == 80  # 60 tall
+    assert all((x - 100) ** 2 + (y - 50) ** 2 == 35 ** 2 for x, y in shapes["circle"].polygon)
+    assert (F(100), F(85)) in shapes["hexagon"].polygon  # a vertex at the top, radius 35
+    with pytest.raises(InputError, match="cut.shape"):
+        pfp_cut("star", centre)
