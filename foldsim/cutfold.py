@@ -47,6 +47,7 @@ from .polygons import (
     convex_parts,
     counter_clockwise,
     disjoint_convex,
+    outline,
     polygon_from_value,
     sheet_from_record,
     touching_edges,
@@ -287,8 +288,13 @@ class Cutout:
     area: Fraction
     layers: tuple[int, ...]
 
+    def outline(self) -> list[Polygon]:
+        """Its boundary as rings: the outer one counter-clockwise, any holes clockwise."""
+        return outline(self.pieces)
+
     def to_dict(self) -> dict:
         return {"area": str(self.area), "layers": list(self.layers),
+                "outline": [[[str(x), str(y)] for x, y in ring] for ring in self.outline()],
                 "pieces": [[[str(x), str(y)] for x, y in piece] for piece in self.pieces]}
 
 

@@ -325,6 +325,79 @@ def components(pieces: Sequence[Sequence[Point]]) -> list[list[int]]:
     return sorted(groups.values())
 
 
+def intersection_area(first: Sequence[Sequence[Point]], second: Sequence[Sequence[Point]]) -> Fraction:
+    """Area of (∪ first) ∩ (∪ second) for two sets of convex pieces, each set with disjoint
+    interiors. Two regions are the same exactly when this equals both their areas."""
+    return sum((area(c) for p in first for q in second if (c := clip_convex(p, q))), ZERO)
+
+
+def _turn_key(incoming: Point, outgoing: Point) -> tuple[int, Fraction, Fraction]:
+    """Orders candidate directions by their counter-clockwise turn from `incoming`, (-π, π]: a
+    half (left turns and the U-turn above) then, within it, exact comparison by cross products."""
+    c = incoming[0] * outgoing[1] - incoming[1] * outgoing[0]
+    d = incoming[0] * outgoing[0] + incoming[1] * outgoing[1]
+    return (1 if c > 0 or (c == 0 and d < 0) else 0), c, d
+
+
+def _sharper_left(incoming: Point, a: Point, b: Point) -> bool:
+    """Whether direction a turns further counter-clockwise from `incoming` than b."""
+    ha, hb = _turn_key(incoming, a)[0], _turn_key(incoming, b)[0]
+    if ha != hb:
+        return ha > hb
+    return b[0] * a[1] - b[1] * a[0] > 0  # one half spans less than a turn: a lies counter-clockwise of b
+
+
+def outline(pieces: Sequence[Sequence[Point]]) -> list[Polygon]:
+    """The boundary of the union of convex counter-clockwise pieces with disjoint interiors, as
+    rings: outer boundaries counter-clockwise, holes clockwise (the region on each ring's left).
+    Edges are split where another piece's corner lies on them, segments walked both ways (inside
+    the union) cancel, and the rest are chained, taking the sharpest left turn where rings touch
+    at a point, so rings that touch stay apart."""
+    by_line: dict[tuple, list[Fraction]] = {}
+    edges = []
+    for poly in pieces:
+        for k in range(len(poly)):
+            p, q = poly[k], poly[(k + 1) % len(poly)]
+            key, along_x = _line_key(p, q)
+            edges.append((p, q, key, along_x))
+            by_line.setdefault(key, []).extend((p[0], q[0]) if along_x else (p[1], q[1]))
+    segments: dict[tuple[Point, Point], int] = {}
+    for p, q, key, along_x in edges:
+        s, t = (p[0], q[0]) if along_x else (p[1], q[1])
+        cuts = sorted({u for u in by_line[key] if min(s, t) < u < max(s, t)}, reverse=s > t)
+        points = [p, *(_point_on(p, q, (u - s) / (t - s)) for u in cuts), q]
+        for a, b in zip(points, points[1:]):
+            if segments.get((b, a)):
+                segments[(b, a)] -= 1
+            else:
+                segments[(a, b)] = segments.get((a, b), 0) + 1
+    outgoing: dict[Point, list[Point]] = {}
+    for (a, b), count in segments.items():
+        for _ in range(count):
+            outgoing.setdefault(a, []).append(b)
+    rings = []
+    for start in sorted(outgoing):
+        while outgoing.get(start):
+            ring, here, prev = [start], outgoing[start].pop(), start
+            while here != start:
+                ring.append(here)
+                d_in = (here[0] - prev[0], here[1] - prev[1])
+                options = outgoing[here]
+                best = 0
+                for i in range(1, len(options)):
+                    d_i = (options[i][0] - here[0], options[i][1] - here[1])
+                    d_best = (options[best][0] - here[0], options[best][1] - here[1])
+                    if _sharper_left(d_in, d_i, d_best):
+                        best = i
+                prev, here = here, options.pop(best)
+            rings.append(drop_straight(ring))
+    return rings
+
+
+def _point_on(p: Point, q: Point, k: Fraction) -> Point:
+    return (p[0] + (q[0] - p[0]) * k, p[1] + (q[1] - p[1]) * k)
+
+
 def bounding_box(points: Iterable[Point]) -> tuple[Fraction, Fraction, Fraction, Fraction]:
     """(xmin, ymin, xmax, ymax)."""
     pts = list(points)

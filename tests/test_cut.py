@@ -249,6 +249,20 @@ def test_a_cut_across_a_crease_opens_as_one_cut_out():
     assert len(point.cutouts) == 4 and all(len(c.layers) == 1 for c in point.cutouts)
 
 
+def test_outlines_are_rings_around_each_cut_out():
+    from foldsim.polygons import area2
+
+    crease = run([{"type": "Hori_Left"}], [{"polygon": square(180, 100, 20)}])
+    assert crease.cutouts[0].outline() == [((F(160), F(80)), (F(200), F(80)), (F(200), F(120)), (F(160), F(120)))]
+    frame = [{"polygon": [[100, 100], [160, 100], [160, 110], [100, 110]]},
+             {"polygon": [[100, 150], [160, 150], [160, 160], [100, 160]]},
+             {"polygon": [[100, 105], [110, 105], [110, 155], [100, 155]]},
+             {"polygon": [[150, 105], [160, 105], [160, 155], [150, 155]]}]
+    ring = run([], frame).cutouts
+    assert len(ring) == 1 and [area2(r) > 0 for r in ring[0].outline()] == [True, False]  # a hole inside
+    assert sum(area2(r) for r in ring[0].outline()) / 2 == ring[0].area == 60 * 60 - 40 * 40
+
+
 def test_cut_off_the_paper_is_off_paper():
     result = run([{"type": "Hori_Left"}], [{"polygon": square(300, 100, 10)}])
     assert result.status == "off_paper" and result.failed_step == 1
@@ -333,6 +347,10 @@ def test_cut_outs_never_leave_the_sheet(ok_items, data):
             inside = sum((area(c) for part in item.sheet.parts if (c := clip_convex(piece, part))), F(0))
             assert inside == area(piece)
     assert result.area <= item.sheet.area
+    from foldsim.polygons import area2
+
+    for cutout in result.cutouts:  # the outline encloses exactly the pieces
+        assert sum(area2(ring) for ring in cutout.outline()) / 2 == cutout.area
 
 
 @PROPERTY
