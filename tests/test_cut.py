@@ -254,6 +254,11 @@ def test_outlines_are_rings_around_each_cut_out():
 
     crease = run([{"type": "Hori_Left"}], [{"polygon": square(180, 100, 20)}])
     assert crease.cutouts[0].outline() == [((F(160), F(80)), (F(200), F(80)), (F(200), F(120)), (F(160), F(120)))]
+    from foldsim.polygons import intersection_area
+
+    pieces, whole = crease.cutouts[0].pieces, crease.cutouts[0].outline()
+    assert len(pieces) == 2 and intersection_area(pieces, whole) == crease.area == 1600  # the same region
+    assert intersection_area(pieces, [tuple((x + 5, y) for x, y in whole[0])]) == 1600 - 5 * 40
     frame = [{"polygon": [[100, 100], [160, 100], [160, 110], [100, 110]]},
              {"polygon": [[100, 150], [160, 150], [160, 160], [100, 160]]},
              {"polygon": [[100, 105], [110, 105], [110, 155], [100, 155]]},
