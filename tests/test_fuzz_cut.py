@@ -1,5 +1,5 @@
 """Fuzzing fold and cut (docs/cutting.md): the engine (foldsim.cutfold) against the independent point
-reference (foldsim.cut_reference) on FOLDSIM_FUZZ_EXAMPLES / 4 seeded random items (2,500 under
+reference (foldsim.cut_reference) on ITEMS seeded random items (100 in `make test`, 2,500 under
 `make fuzz`), and mutated item records: every record is read into an item or refused with one
 InputError line naming the field, and every item read folds and cuts to a status, never an
 exception."""
@@ -21,10 +21,14 @@ from foldsim.errors import InputError
 pytestmark = pytest.mark.fuzz
 
 
+#: random items compared: 100 in `make test` (a few seconds), 2,500 under `make fuzz` (10,000 examples)
+ITEMS = max(8, FUZZ_EXAMPLES // 4 if FUZZ_EXAMPLES >= 10_000 else FUZZ_EXAMPLES // 20)
+
+
 def test_engine_agrees_with_the_reference_on_many_random_items():
     rng = random.Random(2027)
     tally = Agreement()
-    for index in range(max(8, FUZZ_EXAMPLES // 4)):
+    for index in range(ITEMS):
         compare(random_item(rng, index), tally, grid=10)
     print(tally)
     assert tally.compared >= tally.items // 5, tally
