@@ -413,6 +413,8 @@ def trace_item(item: SheetItem | dict, *, rigid_mesh: np.ndarray | None = None) 
         states, steps, status = jax.device_get(E.trace_mesh(np.asarray(mesh, np.int32), actions))
         code, step, detail = int(status.code), int(status.step), int(status.triangle)
         finer = {E.OFF_LATTICE: detail, K.CREASE_CUTS_TRIANGLE: 2}.get(code) if rigid_mesh is None else None
+        if finer and code == K.CREASE_CUTS_TRIANGLE and not square_box_holds(item, mesh, r, step):
+            code, detail, finer = K.OBLIQUE_CREASE, -1, None  # no mesh holds it: as simulate_items says
         if not finer:
             n = len(item.actions)
             states = jax.tree.map(lambda x: x[: n + 1], states)

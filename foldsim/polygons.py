@@ -411,7 +411,7 @@ def bounding_box(points: Iterable[Point]) -> tuple[Fraction, Fraction, Fraction,
 def read_number(value: object, what: str) -> Fraction:
     """An exact number of a polygon item (a coordinate, a rate, a radius): foldsim's one number reader
     (`sheets.as_fraction`) with this engine's bounds, MAX_COORDINATE and MAX_DENOMINATOR."""
-    return as_fraction(value, what, max_magnitude=MAX_COORDINATE, max_denominator=MAX_DENOMINATOR)
+    return as_fraction(value, what, max_magnitude=MAX_COORDINATE, max_denominator=MAX_DENOMINATOR, unit="")
 
 
 

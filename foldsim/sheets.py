@@ -54,33 +54,33 @@ _NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?|[+-]
 
 
 def as_fraction(value: object, what: str, *, max_magnitude: int = MAX_COORDINATE,
-                max_denominator: int = MAX_DENOMINATOR) -> Fraction:
+                max_denominator: int = MAX_DENOMINATOR, unit: str = " cells") -> Fraction:
     """The one reader of exact numbers from data: an int, a Fraction, a decimal or "p/q" string
     ("0.25", "-3/4", "1e-2") or a float that is exactly a short decimal (0.25, 1.5). Refused with an
     InputError naming `what`, before any arithmetic that could take long: bools, containers, NaN and
     infinities, strings longer than MAX_NUMBER_CHARS or with an exponent past MAX_EXPONENT; then
     values the engine's int32 lattice cannot hold: magnitude past MAX_COORDINATE cells or a
     denominator past MAX_DENOMINATOR (foldsim.limits, docs/errors.md General records). An engine of
-    other bounds (the exact polygon engine, foldsim.polygons) passes its own `max_magnitude` and
-    `max_denominator`."""
-    exact = _exact_number(value, what, max_magnitude)
+    other bounds (the exact polygon engine, foldsim.polygons) passes its own `max_magnitude`,
+    `max_denominator` and the `unit` its errors name."""
+    exact = _exact_number(value, what, max_magnitude, unit)
     if exact.denominator > max_denominator:
         raise InputError(f"{describe(value)} is finer than the engine's lattice holds "
                          f"(denominator {exact.denominator:,}, at most {max_denominator:,})", field=what)
     if abs(exact) > max_magnitude:
-        raise InputError(f"{describe(value)} is beyond the engine's reach (at most {max_magnitude} "
+        raise InputError(f"{describe(value)} is beyond the engine's reach (at most {max_magnitude}{unit} "
                          "either way: no sheet is larger)", field=what)
     return exact
 
 
-def _exact_number(value: object, what: str, max_magnitude: int = MAX_COORDINATE) -> Fraction:
+def _exact_number(value: object, what: str, max_magnitude: int = MAX_COORDINATE, unit: str = " cells") -> Fraction:
     """`as_fraction` without the lattice bounds: the value as a Fraction, never a long computation
     (an int or Fraction past the bounds is compared, never expanded)."""
     if isinstance(value, bool):
         raise InputError(f"must be a number, got {describe(value)}", field=what)
     if isinstance(value, int):
         if value.bit_length() > max_magnitude.bit_length():
-            raise InputError(f"{describe(value)} is beyond the engine's reach (at most {max_magnitude} "
+            raise InputError(f"{describe(value)} is beyond the engine's reach (at most {max_magnitude}{unit} "
                              "either way: no sheet is larger)", field=what)
         return Fraction(value)
     if isinstance(value, Fraction):
@@ -89,7 +89,7 @@ def _exact_number(value: object, what: str, max_magnitude: int = MAX_COORDINATE)
         if not math.isfinite(value):
             raise InputError(f"must be a finite number, got {describe(value)}", field=what)
         if abs(value) > max_magnitude:
-            raise InputError(f"{describe(value)} is beyond the engine's reach (at most {max_magnitude} "
+            raise InputError(f"{describe(value)} is beyond the engine's reach (at most {max_magnitude}{unit} "
                              "either way: no sheet is larger)", field=what)
         exact = Fraction(repr(value))
         if exact.denominator > MAX_DENOMINATOR:

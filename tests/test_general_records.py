@@ -153,6 +153,22 @@ def test_a_square_box_diagonal_on_a_box_that_is_not_square_is_not_realizable_bef
     assert folded.status == STATUS_OK and folded.holes == reference_simulate(item_from_record(square)).holes
 
 
+def test_the_trace_path_says_not_realizable_for_a_box_that_is_not_square_too(tmp_path):
+    """render-item and fold trace the item step by step (foldsim.engine.trace_item): the same square-box
+    rule, not a re-mesh until the triangle bound (was: 'needs 131,072 triangles')."""
+    from foldsim import kernels as K
+    from foldsim.engine import trace_item
+
+    record = {"id": "strip", "sheet": {"cols": 2, "rows": 1},
+              "actions": [{"type": "fold", "line": {"family": "D", "box": "1/2", "square": True}}], "punches": []}
+    trace = trace_item(record)
+    assert trace.status[0] == K.OBLIQUE_CREASE and trace.resolution < 8, trace.status
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps([record]))
+    done = invoke("fold", str(path), "--out", str(tmp_path / "fold"))
+    assert done.exit_code == EXIT_ITEMS and "not_realizable" in done.stderr and "triangles" not in done.stderr, done.stderr
+
+
 def test_positions_are_places_in_the_batch_and_lines_of_a_jsonl_file(tmp_path):
     results = simulate([GOOD, GOOD, "x"])
     assert results[2].reason == "item 2: a record must be an object, got a string"
