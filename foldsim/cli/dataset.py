@@ -108,7 +108,7 @@ def generate(
       2  a bad option, or the output cannot be written
 
     Examples:
-      foldsim generate --task choice --count 6 --seed 1 --out demo-out/choice-small --text
+      foldsim generate --task choice --count 3 --seed 1 --out demo-out/choice-small --text
       foldsim generate --family visfactor --level normal --count 2 --out demo-out/families/visfactor
     """
     if family is not None:

@@ -191,7 +191,7 @@ def requests(
 
     Examples:
       foldsim requests demo-out/choice --task choice --modality text --provider openai
-          --out demo-out/requests.jsonl
+          --model my-model --out demo-out/requests.jsonl
     """
     from ..errors import InputError
     from ..eval.requests import write_requests
@@ -326,7 +326,7 @@ def eval_command(
       130  interrupted (every answer so far is kept)
 
     Examples:
-      foldsim eval demo-out/choice --task choice --modality images --dry-run
+      foldsim eval demo-out/choice --task choice --modality text --dry-run
       foldsim eval demo-out/choice --task choice --modality text
           --endpoint http://localhost:8000 --model my-model --out demo-out/eval
     """
