@@ -70,7 +70,7 @@ def generate(
         "--level", metavar="LEVEL", help="easy, medium or hard: only items whose difficulty level is in the "
                    "preset's range; with --family, one of the family's levels")] = None,
     splits: Annotated[str | None, typer.Option(
-        "--splits", metavar="NAME=SHARE,...", help="e.g. train=0.8,validation=0.1,test=0.1: a split field, no problem in two splits")] = None,
+        "--splits", metavar="NAME=SHARE,...", help="shares of the splits, e.g. train=0.8,test=0.2: a split field, no problem in two splits")] = None,
     options_per_item: Annotated[int | None, typer.Option(
         "--options", help="choice tasks: options per item, 3..8 (default 5)")] = None,
     distractors: Annotated[str | None, typer.Option(
