@@ -5,7 +5,12 @@ The chunk size can come from the memory there is: a memory budget (an explicit a
 `FOLDSIM_MEMORY_BUDGET` environment variable, else half of the available memory: free GPU memory per
 `device.memory_stats()`, or MemAvailable from /proc/meminfo on a CPU) divided by the bytes one row
 needs (its inputs and outputs per `jax.eval_shape`, times a safety factor for XLA's temporaries and
-the host copy of the chunk's output), rounded down to a size on the row ladder (`ladder_size`).
+the host copy of the chunk's output), rounded down to a size on the row ladder (`ladder_size`). A
+kernel whose temporaries dwarf its inputs and outputs (the general engine's) passes its measured
+peak bytes per row instead (`foldsim.limits`): rows too big for eight to fit the budget run in
+chunks of fewer rows, down to one; a single row (or a single smallest call) is refused before any
+work only when it needs more than the budget and more than `limits.MAX_ROW_BYTES` (`check_rows_fit`),
+so any positive budget still runs everything within the record bounds, only slower.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import jax
 import numpy as np
 
 from .errors import InputError, describe
+from .limits import MAX_ROW_BYTES, MAX_ROWS_PER_CALL
 
 #: sizes from this many rows up are 2^k + ALIASING_OFFSET rather than 2^k: on CPU a batch whose
 #: row count has a large power-of-two factor runs 1.5-2x slower per row (cache-set aliasing of the
@@ -36,10 +42,10 @@ def ladder_size(k: int) -> int:
 
 
 DEFAULT_CHUNK_ROWS = ladder_size(14)  # the fixed chunk size of callers that pass one
-MIN_CHUNK_ROWS = 8  # also the smallest bucket
+MIN_CHUNK_ROWS = 8  # also the smallest bucket, unless fewer rows are all that fit the memory budget
 #: the largest derived chunk: throughput no longer grows well before it (see benchmarks/scaling),
-#: and a cap keeps the padding of one huge chunk small
-MAX_CHUNK_ROWS = ladder_size(16)
+#: and a cap keeps the padding of one huge chunk small (a ladder size: 2^16 + ALIASING_OFFSET)
+MAX_CHUNK_ROWS = MAX_ROWS_PER_CALL
 #: bytes a row really takes over its inputs + outputs: XLA's temporaries (measured 0.1x-1.3x of the
 #: outputs for simulate_batch/fold_batch on CPU) plus the host copy of the output, with headroom
 SAFETY_FACTOR = 4
@@ -76,11 +82,13 @@ def floor_ladder_size(n: int) -> int:
 
 def chunk_plan(n: int, chunk_rows: int) -> list[Chunk]:
     """How `run_chunked` cuts n rows: chunks of `chunk_rows`, each padded to a ladder size (so at
-    most two shapes compile); zero rows still make one (empty) call, so outputs keep their shape."""
+    most two shapes compile), never past `chunk_rows` (a chunk of fewer than MIN_CHUNK_ROWS rows is
+    what fits memory: padding it would undo that); zero rows still make one (empty) call, so
+    outputs keep their shape."""
     plan = []
     for start in range(0, max(n, 1), chunk_rows):
         rows = min(chunk_rows, n - start)
-        plan.append(Chunk(start, rows, bucket_rows(rows, maximum=chunk_rows)))
+        plan.append(Chunk(start, rows, bucket_rows(rows, minimum=min(MIN_CHUNK_ROWS, chunk_rows), maximum=chunk_rows)))
     return plan
 
 
@@ -157,14 +165,54 @@ def row_bytes(fn: Callable, arrays: Sequence[np.ndarray]) -> int:
 
 def chunk_rows_for(fn: Callable, arrays: Sequence[np.ndarray], *, memory_budget: int | str | None = None,
                    device: jax.Device | None = None, environ: Mapping[str, str] | None = None,
-                   working_row_bytes: int = 0) -> int:
-    """The chunk size that fits the memory budget: a ladder size in [MIN_CHUNK_ROWS, MAX_CHUNK_ROWS].
+                   working_row_bytes: int = 0, peak_row_bytes: int | None = None) -> int:
+    """The chunk size that fits the memory budget: a ladder size in [MIN_CHUNK_ROWS, MAX_CHUNK_ROWS],
+    or fewer rows (down to one) when `peak_row_bytes` says eight do not fit.
 
     `working_row_bytes`: state a row holds inside `fn` that its inputs and outputs do not show (a
-    kernel that folds a whole sheet and returns a few hundred bytes); counted like them."""
+    kernel that folds a whole sheet and returns a few hundred bytes); counted like them.
+    `peak_row_bytes`: a measured bound on everything one row holds (inputs, outputs, temporaries;
+    `foldsim.limits`), used instead of the estimate; InputError when one row passes the budget."""
     budget = memory_budget_bytes(memory_budget, environ=environ, device=device)
+    if peak_row_bytes is not None:
+        return rows_within(budget, peak_row_bytes)
     rows = budget // ((row_bytes(fn, arrays) + working_row_bytes) * SAFETY_FACTOR)
     return min(max(floor_ladder_size(rows), MIN_CHUNK_ROWS), MAX_CHUNK_ROWS)
+
+
+def rows_within(budget: int, peak_row_bytes: int, *, what: str = "one kernel row") -> int:
+    """The chunk size for rows of `peak_row_bytes` each within `budget` bytes: a ladder size up to
+    MAX_CHUNK_ROWS, below MIN_CHUNK_ROWS (down to one row) when no more fit; InputError when one
+    row cannot run at all (`check_rows_fit`)."""
+    check_rows_fit(peak_row_bytes, budget, what=what)
+    rows = max(budget // max(peak_row_bytes, 1), 1)
+    return min(floor_ladder_size(rows), MAX_CHUNK_ROWS) if rows >= MIN_CHUNK_ROWS else 1 << (rows.bit_length() - 1)
+
+
+def call_bytes_bound(budget: int) -> int:
+    """The most one smallest kernel call (one row, one prefix) may need: the budget, but never less
+    than MAX_ROW_BYTES (a tiny budget makes chunks small, it does not refuse what the record bounds
+    allow)."""
+    return max(budget, MAX_ROW_BYTES)
+
+
+def check_rows_fit(needed: int, budget: int | None = None, *, what: str = "one kernel row",
+                   field: str | None = None, item: str | None = None) -> None:
+    """InputError (before any work) when `needed` bytes pass `call_bytes_bound` of the memory budget
+    (`budget`, else `memory_budget_bytes()`): one line naming both numbers."""
+    budget = memory_budget_bytes() if budget is None else budget
+    if needed > call_bytes_bound(budget):
+        raise InputError(f"{what} needs {fmt_bytes(needed)}, over the memory budget of "
+                         f"{fmt_bytes(call_bytes_bound(budget))} (${MEMORY_BUDGET_ENV}, default half the free "
+                         "memory)", field=field, item=item)
+
+
+def fmt_bytes(n: int) -> str:
+    """Bytes for people in the binary units a budget is written in: 1.5 GiB, 97.6 TiB."""
+    for unit, size in (("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} bytes"
 
 
 # -- padding and running ---------------------------------------------------------------------------
@@ -189,16 +237,18 @@ def pad_columns(rows: Sequence[Sequence[int]], width: int, fill: int) -> np.ndar
 def run_chunked(
     fn: Callable, arrays: Sequence[np.ndarray], fills: Sequence[int], chunk_rows: int | None = None, *,
     on_chunk: Callable[[int], None] | None = None, memory_budget: int | str | None = None,
+    peak_row_bytes: int | None = None,
 ):
     """Apply a jitted, row-wise `fn` to `arrays` in padded chunks; returns its pytree as NumPy arrays.
 
     Rows are independent, so padding rows (filled with no-op values) are simply cut off again.
-    `chunk_rows=None` derives the chunk size from the memory budget (`chunk_rows_for`). Each chunk's
+    `chunk_rows=None` derives the chunk size from the memory budget (`chunk_rows_for`, with the
+    kernel's measured `peak_row_bytes` where its temporaries dwarf its outputs). Each chunk's
     output is copied into arrays allocated once for all rows, so the host holds the result plus one
     chunk, never the chunks and their concatenation together.
     """
     if chunk_rows is None:
-        chunk_rows = chunk_rows_for(fn, arrays, memory_budget=memory_budget)
+        chunk_rows = chunk_rows_for(fn, arrays, memory_budget=memory_budget, peak_row_bytes=peak_row_bytes)
     n = arrays[0].shape[0]
     outputs = None
     for chunk in chunk_plan(n, chunk_rows):

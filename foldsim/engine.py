@@ -24,9 +24,8 @@ from . import kernels as K
 from .batching import pad_columns, run_chunked
 from .errors import InputError, debugging, internal_error_text
 from .kernels import engine as E
+from .limits import MAX_DENOMINATOR, MAX_LATTICE_SIDE, MAX_LATTICE_VALUE, MAX_TRIANGLES
 from .sheets import (
-    MAX_PUNCH_DENOMINATOR,
-    MAX_TRIANGLES,
     Flip,
     Fold,
     PointHole,
@@ -37,8 +36,6 @@ from .sheets import (
 
 MIN_ACTION_ROWS = 4
 MIN_PUNCH_ROWS = 2
-#: the largest lattice coordinate the int32 kernel holds with its cross products far from overflow
-MAX_LATTICE_SIDE = 1 << 13
 FAMILY_INDEX = {"H": E.H, "V": E.V, "D": E.D, "N": E.N}
 #: what the functional's constant picks up from centring the sheet: c_lat = 2r c - r K(cols, rows)
 FAMILY_CENTRING = {"H": lambda c, r: r, "V": lambda c, r: c, "D": lambda c, r: r - c, "N": lambda c, r: c + r}
@@ -75,14 +72,19 @@ def lattice_point(x: Fraction, y: Fraction, cols: int, rows: int, r: int) -> tup
 
 
 def resolution_for(item: SheetItem) -> int:
-    """The least r that puts every absolute line of `item` on the mesh (r * at an integer)."""
-    if item.resolution is not None:
-        return item.resolution
+    """The least r that puts every absolute line of `item` on the mesh (r * at an integer); the
+    item's own `resolution` when it gives one and it does (InputError when it does not)."""
     r = 1
     for action in item.actions:
         if isinstance(action, Fold) and action.line.at is not None:
             r = math.lcm(r, action.line.at.denominator)
-    return r
+    if item.resolution is None:
+        return r
+    if item.resolution % r:
+        raise InputError(f"{item.resolution} puts no mesh line on every fold line (a line at a multiple of 1/{r} "
+                         f"needs a multiple of {r}; leave it out for the least that does)", item=item.id,
+                         field="resolution")
+    return item.resolution
 
 
 def encode_action(action, cols: int, rows: int, r: int) -> list[int]:
@@ -97,7 +99,9 @@ def encode_action(action, cols: int, rows: int, r: int) -> list[int]:
     row[E.KIND], row[E.FAMILY] = E.FOLD, FAMILY_INDEX[line.family]
     if line.at is not None:
         value = 2 * r * line.at - FAMILY_CENTRING[line.family](cols, rows) * r
-        assert value.denominator == 1, "resolution_for puts every absolute line on the lattice"
+        if value.denominator != 1 or abs(value) > MAX_LATTICE_VALUE:
+            raise InputError(f"the line {line.describe()} is off this mesh's lattice (resolution {r}: lattice "
+                             f"value {value}, whole and at most {MAX_LATTICE_VALUE:,} either way)", field="line")
         row[E.LINE_MODE], row[E.NUM] = E.ABSOLUTE, int(value)
     else:
         row[E.LINE_MODE] = E.SQUARE_BOX if line.square_box else E.BOX
@@ -105,9 +109,11 @@ def encode_action(action, cols: int, rows: int, r: int) -> list[int]:
     if action.moves == "smaller":
         row[E.SIDE_RULE], row[E.TIE] = E.SMALLER, action.sign()
     elif action.moves == "away_from":
-        px, py = lattice_point(*action.point, cols, rows, r)
-        d = math.lcm(px.denominator, py.denominator)
-        row[E.SIDE_RULE], row[E.SIDE_A], row[E.SIDE_B], row[E.SIDE_D] = E.AWAY_FROM, int(px * d), int(py * d), d
+        try:
+            a, b, d = lattice_row(*action.point, cols, rows, r)
+        except InputError as err:
+            raise err.at(field_prefix="point") from None
+        row[E.SIDE_RULE], row[E.SIDE_A], row[E.SIDE_B], row[E.SIDE_D] = E.AWAY_FROM, a, b, d
         row[E.TIE] = action.sign()
     else:
         row[E.SIDE_RULE], row[E.SIDE_A] = E.NAMED, action.sign()
@@ -115,17 +121,36 @@ def encode_action(action, cols: int, rows: int, r: int) -> list[int]:
     return row
 
 
+def lattice_row(x: Fraction, y: Fraction, cols: int, rows: int, r: int) -> list[int]:
+    """[X * D, Y * D, D] of a point on the mesh's lattice, as the kernel takes it; InputError where
+    the int32 kernel cannot hold it (denominator past MAX_DENOMINATOR, |X|, |Y| past
+    MAX_LATTICE_VALUE: foldsim.limits)."""
+    px, py = lattice_point(x, y, cols, rows, r)
+    d = math.lcm(px.denominator, py.denominator)
+    if d > MAX_DENOMINATOR or max(abs(px), abs(py)) > MAX_LATTICE_VALUE:
+        raise InputError(f"({x}, {y}) is finer or farther than the engine holds (denominator {d} on the mesh, "
+                         f"at most {MAX_DENOMINATOR}; lattice coordinates at most {MAX_LATTICE_VALUE:,})")
+    return [int(px * d), int(py * d), d]
+
+
 def encode_punches(item: SheetItem, r: int) -> list[list[int]]:
     rows = []
     for i, punch in enumerate(item.punches):
-        px, py = lattice_point(punch.x, punch.y, item.sheet.cols, item.sheet.rows, r)
-        d = math.lcm(px.denominator, py.denominator)
-        if d > MAX_PUNCH_DENOMINATOR or max(abs(px), abs(py)) > 4 * MAX_LATTICE_SIDE:
-            raise InputError(f"({punch.x}, {punch.y}) is finer or farther than the engine holds "
-                             f"(denominator {d} on the mesh, at most {MAX_PUNCH_DENOMINATOR})",
-                             item=item.id, field=f"punches[{i}]")
-        rows.append([int(px * d), int(py * d), d])
+        try:
+            rows.append(lattice_row(punch.x, punch.y, item.sheet.cols, item.sheet.rows, r))
+        except InputError as err:
+            raise err.at(item=item.id, field_prefix=f"punches[{i}]") from None
     return rows
+
+
+def encode_actions(item: SheetItem, cols: int, rows: int, r: int) -> list[list[int]]:
+    rows_out = []
+    for i, action in enumerate(item.actions):
+        try:
+            rows_out.append(encode_action(action, cols, rows, r))
+        except InputError as err:
+            raise err.at(item=item.id, field_prefix=f"actions[{i}]") from None
+    return rows_out
 
 
 def check_size(item: SheetItem, r: int) -> None:
@@ -140,9 +165,13 @@ def check_size(item: SheetItem, r: int) -> None:
 
 
 def run_mesh(mesh: np.ndarray, actions: np.ndarray, punches: np.ndarray, *, chunk_rows: int | None = None):
-    """The kernel over rows (actions int32[N, S, W], punches int32[N, P, 3]) as NumPy."""
+    """The kernel over rows (actions int32[N, S, W], punches int32[N, P, 3]) as NumPy, in chunks
+    that fit the memory budget at the kernel's measured bytes per row (`limits.simulate_row_bytes`)."""
+    from .limits import simulate_row_bytes
+
     fn = functools.partial(E.simulate_mesh_batch, np.asarray(mesh, np.int32))
-    return run_chunked(fn, [actions, punches], [0, 0], chunk_rows=chunk_rows)
+    return run_chunked(fn, [actions, punches], [0, 0], chunk_rows=chunk_rows,
+                       peak_row_bytes=simulate_row_bytes(len(mesh), actions.shape[1], punches.shape[1]))
 
 
 def bucket(n: int) -> int:
@@ -209,27 +238,36 @@ def failure_reason(item: SheetItem, code: int, step: int, detail: int) -> str:
 
 
 def simulate_items(items: Iterable[SheetItem | dict], *, rigid_mesh: np.ndarray | None = None,
-                   chunk_rows: int | None = None):
-    """Simulate general items; one `foldsim.simulate.Result` per item, in order. `rigid_mesh`
-    (int32[T, 3, 2] lattice triangles, a preset's own mesh at resolution 1) replaces the subdivided
-    rectangle; a line that crosses one of its triangles makes the fold not realizable."""
-    from .simulate import STATUS_INVALID, STATUS_NOT_REALIZABLE, STATUS_OFF_PAPER, STATUS_OK, Result
+                   chunk_rows: int | None = None, names: Sequence[str] | None = None):
+    """Simulate general items; one `foldsim.simulate.Result` per item, in order, never an exception:
+    an item that cannot be read, is too large or cannot be encoded is that item's `invalid` Result
+    (named by its id, else `names[i]`, else "item i"). `rigid_mesh` (int32[T, 3, 2] lattice
+    triangles, a preset's own mesh at resolution 1) replaces the subdivided rectangle; a line that
+    crosses one of its triangles makes the fold not realizable."""
+    from .simulate import STATUS_INVALID, Result
 
     items = list(items)
+    names = list(names) if names is not None else [f"item {i}" for i in range(len(items))]
     results: list = [None] * len(items)
     pending: dict[int, tuple[SheetItem, int]] = {}
+
+    def invalid(i: int, err: Exception) -> None:
+        if not isinstance(err, InputError):
+            if debugging():
+                raise err
+            results[i] = Result(names[i], STATUS_INVALID, f"{names[i]}: {internal_error_text(err)}")
+            return
+        err = err if err.item else err.at(item=names[i])
+        results[i] = Result(err.item, STATUS_INVALID, str(err))
+
     for i, raw in enumerate(items):
         try:
-            item = raw if isinstance(raw, SheetItem) else item_from_record(raw, index=i)
+            item = raw if isinstance(raw, SheetItem) else item_from_record(raw, name=names[i])
             r = 1 if rigid_mesh is not None else resolution_for(item)
             check_size(item, r)
             pending[i] = (item, r)
-        except InputError as err:
-            results[i] = Result(err.item or f"item {i + 1}", STATUS_INVALID, str(err if err.item else err.at(item=f"item {i + 1}")))
         except Exception as err:  # noqa: BLE001  (one item's failure is that item's)
-            if debugging():
-                raise
-            results[i] = Result(f"item {i + 1}", STATUS_INVALID, f"item {i + 1}: {internal_error_text(err)}")
+            invalid(i, err)
     while pending:
         groups: dict[tuple[int, int, int], list[int]] = {}
         for i, (item, r) in pending.items():
@@ -241,39 +279,81 @@ def simulate_items(items: Iterable[SheetItem | dict], *, rigid_mesh: np.ndarray 
             for i in members:
                 item = pending[i][0]
                 try:
-                    encoded.append(([encode_action(a, cols, rows, r) for a in item.actions], encode_punches(item, r)))
+                    encoded.append((encode_actions(item, cols, rows, r), encode_punches(item, r)))
                     valid.append(i)
-                except InputError as err:
-                    results[i] = Result(item.id, STATUS_INVALID, str(err))
+                except Exception as err:  # noqa: BLE001
+                    invalid(i, err)
             if not valid:
                 continue
-            length = bucket(max([MIN_ACTION_ROWS, *(len(a) for a, _ in encoded)]))
-            width = bucket(max([MIN_PUNCH_ROWS, *(len(p) for _, p in encoded)]))
-            punch_rows = pad3([p for _, p in encoded], width, 3)
-            out = run_mesh(mesh, pad3([a for a, _ in encoded], length, E.ACTION_WIDTH), punch_rows,
-                           chunk_rows=chunk_rows)
-            for k, i in enumerate(valid):
-                item = pending[i][0]
-                code, step, detail = int(out.status.code[k]), int(out.status.step[k]), int(out.status.triangle[k])
-                finer = {E.OFF_LATTICE: detail, K.CREASE_CUTS_TRIANGLE: 2}.get(code) if rigid_mesh is None else None
-                if finer:
+            try:
+                answered = _run_group(mesh, [pending[i][0] for i in valid], encoded, r, rigid_mesh is not None,
+                                      chunk_rows)
+            except Exception as err:  # noqa: BLE001  (a failure of the call is every member's, not the batch's)
+                for i in valid:
+                    invalid(i, err)
+                continue
+            for i, answer in zip(valid, answered, strict=True):
+                if isinstance(answer, int):
                     try:
-                        check_size(item, r * finer)
-                        retry[i] = (item, r * finer)
-                    except InputError as err:
-                        results[i] = Result(item.id, STATUS_INVALID, str(err))
-                    continue
-                if code in (K.CREASE_CUTS_TRIANGLE, K.EMPTY_SIDE, K.OBLIQUE_CREASE):
-                    results[i] = Result(item.id, STATUS_NOT_REALIZABLE, failure_reason(item, code, step, detail),
-                                        failed_step=step + 1, failed_triangle=detail + 1 if detail >= 0 else None)
-                elif code == K.OFF_PAPER:
-                    results[i] = Result(item.id, STATUS_OFF_PAPER, failure_reason(item, code, step, detail),
-                                        failed_step=step + 1)
+                        check_size(pending[i][0], answer)
+                        retry[i] = (pending[i][0], answer)
+                    except Exception as err:  # noqa: BLE001
+                        invalid(i, err)
                 else:
-                    holes, under = decode_holes(item, r, out, k, punch_rows)
-                    results[i] = Result(item.id, STATUS_OK, holes=holes, layers_under=under)
+                    results[i] = answer
         pending = retry
     return results
+
+
+def _run_group(mesh: np.ndarray, items: list[SheetItem], encoded: list, r: int, rigid: bool,
+               chunk_rows: int | None) -> list:
+    """One kernel call for items of one (sheet, resolution); per item its Result, or the finer
+    resolution it asks for (an int: a line between mesh lines, never a box diagonal of a box that
+    is not square, which no mesh makes realizable)."""
+    from .simulate import STATUS_NOT_REALIZABLE, STATUS_OFF_PAPER, STATUS_OK, Result
+
+    length = bucket(max([MIN_ACTION_ROWS, *(len(a) for a, _ in encoded)]))
+    width = bucket(max([MIN_PUNCH_ROWS, *(len(p) for _, p in encoded)]))
+    punch_rows = pad3([p for _, p in encoded], width, 3)
+    out = run_mesh(mesh, pad3([a for a, _ in encoded], length, E.ACTION_WIDTH), punch_rows, chunk_rows=chunk_rows)
+    answers: list = []
+    for k, item in enumerate(items):
+        code, step, detail = int(out.status.code[k]), int(out.status.step[k]), int(out.status.triangle[k])
+        finer = {E.OFF_LATTICE: detail, K.CREASE_CUTS_TRIANGLE: 2}.get(code) if not rigid else None
+        if finer and code == K.CREASE_CUTS_TRIANGLE and not square_box_holds(item, mesh, r, step):
+            code, detail = K.OBLIQUE_CREASE, -1
+        elif finer:
+            answers.append(r * finer)
+            continue
+        if code in (K.CREASE_CUTS_TRIANGLE, K.EMPTY_SIDE, K.OBLIQUE_CREASE):
+            answers.append(Result(item.id, STATUS_NOT_REALIZABLE, failure_reason(item, code, step, detail),
+                                  failed_step=step + 1, failed_triangle=detail + 1 if detail >= 0 else None))
+        elif code == K.OFF_PAPER:
+            answers.append(Result(item.id, STATUS_OFF_PAPER, failure_reason(item, code, step, detail),
+                                  failed_step=step + 1))
+        else:
+            holes, under = decode_holes(item, r, out, k, punch_rows)
+            answers.append(Result(item.id, STATUS_OK, holes=holes, layers_under=under))
+    return answers
+
+
+def square_box_holds(item: SheetItem, mesh: np.ndarray, r: int, step: int) -> bool:
+    """False when action `step` is a box diagonal that needs a square box (MentalBlackboard's D
+    folds) and the paper's box before it is not square: the diagonal is not at 45 degrees on any
+    mesh, so the fold is not realizable (as the exact reference says), and refining cannot help.
+    True for every other action (a crease between mesh lines: a finer mesh may hold it)."""
+    action = item.actions[step]
+    if not (isinstance(action, Fold) and action.line.square_box):
+        return True
+    cols, rows = item.sheet.cols, item.sheet.rows
+    actions = np.zeros((max(1, step), E.ACTION_WIDTH), np.int32)
+    for i, earlier in enumerate(item.actions[:step]):
+        actions[i] = encode_action(earlier, cols, rows, r)
+    states, _, _ = jax.device_get(E.trace_mesh(np.asarray(mesh, np.int32), actions))
+    linear, shift = np.asarray(states.linear[step]), np.asarray(states.shift[step])
+    placed = np.einsum("tij,tvj->tvi", linear.astype(np.int64), np.asarray(mesh, np.int64)) + shift[:, None, :]
+    extent = placed.reshape(-1, 2).max(0) - placed.reshape(-1, 2).min(0)
+    return bool(extent[0] == extent[1])
 
 
 # -- traces: every intermediate state, for the renderer, the motion function and FOLD files --------
@@ -327,8 +407,8 @@ def trace_item(item: SheetItem | dict, *, rigid_mesh: np.ndarray | None = None) 
         cols, rows = item.sheet.cols, item.sheet.rows
         mesh = rigid_mesh if rigid_mesh is not None else rectangle_mesh(cols, rows, r)
         actions = np.zeros((max(1, len(item.actions)), E.ACTION_WIDTH), np.int32)
-        for i, action in enumerate(item.actions):
-            actions[i] = encode_action(action, cols, rows, r)
+        if item.actions:
+            actions[: len(item.actions)] = encode_actions(item, cols, rows, r)
         states, steps, status = jax.device_get(E.trace_mesh(np.asarray(mesh, np.int32), actions))
         code, step, detail = int(status.code), int(status.step), int(status.triangle)
         finer = {E.OFF_LATTICE: detail, K.CREASE_CUTS_TRIANGLE: 2}.get(code) if rigid_mesh is None else None

@@ -9,8 +9,12 @@ Python to read) is that item's problem only, so the other items are still read.
 from __future__ import annotations
 
 import codecs
+import errno
+import hashlib
 import json
 import os
+import re
+import stat
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -56,13 +60,37 @@ class OversizedNumber:
 
 def read_text(path: str | Path) -> str:
     """The text of a file: UTF-8 (with or without a byte-order mark), or UTF-16/UTF-32 with one.
-    Anything else raises an InputError naming the file and the byte offset of the first bad byte."""
+    Anything else raises an InputError naming the file and the byte offset of the first bad byte;
+    so does an input past `limits.MAX_INPUT_BYTES` (`read_bounded`)."""
     path = Path(path)
+    return decode_text(read_bounded(path), str(path))
+
+
+def read_bounded(path: Path) -> bytes:
+    """The bytes of `path`, at most `limits.MAX_INPUT_BYTES`: a regular file past the bound is
+    refused from its size before a byte is read; a stream (a pipe, /dev/stdin, /dev/zero, which never
+    ends) is read in chunks and refused as soon as it passes the bound, so no input can fill memory.
+    InputError naming the file."""
+    from .limits import MAX_INPUT_BYTES
+
+    too_big = f"larger than {MAX_INPUT_BYTES:,} bytes, more than foldsim reads (limits.MAX_INPUT_BYTES)"
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if stat.S_ISDIR(info.st_mode):
+                raise InputError("cannot read: is a directory", item=str(path))
+            if stat.S_ISREG(info.st_mode) and info.st_size > MAX_INPUT_BYTES:
+                raise InputError(too_big, item=str(path))
+            chunks, size = [], 0
+            while size <= MAX_INPUT_BYTES:
+                chunk = handle.read(min(1 << 20, MAX_INPUT_BYTES + 1 - size))
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+                size += len(chunk)
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", item=str(path)) from None
-    return decode_text(data, str(path))
+    raise InputError(too_big, item=str(path))
 
 
 def decode_text(data: bytes, name: str) -> str:
@@ -139,14 +167,24 @@ def _bounded_int(digits: str) -> int | OversizedNumber:
     return OversizedNumber(count) if limit and count > limit else int(digits)
 
 
+class Records(list):
+    """The records of a JSON Lines file, with `positions`: each record's line ("line 4"), so an error
+    about a record without an id names the line a reader can find (foldsim.simulate)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.positions: list[str] = []
+
+
 def _jsonl_records(text: str) -> list:
     """One record per non-blank line; a line that is not JSON becomes an UnreadableRecord. Lines end
     at "\n" only: str.splitlines would also cut at U+2028 and other separators that JSON strings
     may hold unescaped."""
-    records: list = []
+    records = Records()
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
+        records.positions.append(f"line {number}")
         try:
             records.append(loads_bounded(line))
         except json.JSONDecodeError as err:
@@ -194,18 +232,104 @@ def json_kind(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write `data` to `path` so a reader sees the old file or the whole new one, never a part."""
+#: characters kept in a file name made from data (an item id); every other character becomes "_"
+UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+#: characters of a file name made from data, at most (far below the 255 bytes a file name may take,
+#: leaving room for the prefixes and suffixes the writers add: PF_<name>_animation.mp4)
+MAX_NAME_CHARS = 120
+
+
+def safe_file_name(name: str, default: str = "item") -> str:
+    """`name` (an item id, anything a record holds) made one safe file name, the one rule for every
+    file name made from data: letters, digits, `.`, `_` and `-` kept, every other character (`/`,
+    NUL, spaces, non-ASCII) one `_`, cut to MAX_NAME_CHARS, no leading dot (so never `.`, `..` or
+    hidden); `default` when nothing is left. A name cut short keeps its extension (up to 8
+    characters: `.png`, `.mp4`). Usual ids (PFHP_12, spatialviz-easy-0001) are kept as they are, so
+    names never change for them; the rule is idempotent."""
+    safe = UNSAFE_NAME.sub("_", str(name))
+    if len(safe) > MAX_NAME_CHARS:
+        _, dot, suffix = safe.rpartition(".")
+        keep = f".{suffix}" if dot and len(suffix) <= 8 else ""
+        safe = safe[:MAX_NAME_CHARS - len(keep)] + keep
+    return safe.lstrip(".") or default
+
+
+class FileNames:
+    """One file name per item of a batch, none used twice: `claim(id)` is `safe_file_name(id)`, or,
+    when another item of the batch already has that name (two ids that differ only in characters the
+    sanitiser replaces, or in their tail past MAX_NAME_CHARS), the name with `-` and the first 8 hex
+    digits of the id's SHA-256 appended (the same suffix in every run of the same file). The same id
+    twice is an InputError (its files would overwrite the first's). An item without an id is named by
+    its position (`item`, "item 3"), never the same id as another. `key` maps a name to what decides
+    its files (e.g. the benchmark's video number, which drops a PFHP_ prefix)."""
+
+    def __init__(self, key=lambda name: name):
+        self.key = key
+        self.owners: dict[str, object] = {}  # key -> the id that has it (a position: ("item", "item 3"))
+        self.names: dict[object, str] = {}  # id -> its name
+
+    def claim(self, item_id: str | None, item: str | None = None) -> str:
+        """The file name of `item_id` (None: the item has no id; `item` names it), a new one, or
+        InputError for an id claimed before."""
+        raw, owner = (str(item), ("item", item)) if item_id is None else (str(item_id), item_id)
+        name = safe_file_name(raw)
+        if owner in self.names:
+            raise InputError(f"{self.names[owner]}: its files are already written for an earlier item with the same "
+                             "id (ids must differ)", item=item, field="id")
+        if self.key(name) in self.owners:
+            name = f"{name}-{hashlib.sha256(raw.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+            if self.key(name) in self.owners:
+                raise InputError(f"its file name {name} is taken by another item", item=item, field="id")
+        self.owners[self.key(name)] = owner
+        self.names[owner] = name
+        return name
+
+
+class NotRegularFileError(OSError):
+    """An output path holds a device, FIFO, socket (or a folder where a file is wanted, or the
+    reverse): an atomic write would rename over the node itself, so it is refused."""
+
+
+def node_kind(mode: int) -> str:
+    """What an lstat mode is, in words ("a FIFO", "a character device")."""
+    kinds = ((stat.S_ISREG, "a file"), (stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISLNK, "a symbolic link"))
+    return next((words for test, words in kinds if test(mode)), "not a file")
+
+
+def replace_target(path: str | Path, kind: str = "file") -> Path:
+    """The path an atomic write renames its new `kind` ("file" or "dir") onto: `path`, or, where `path`
+    is a symbolic link, the path the link names (written through: the link stays and shows the new
+    file; a link to a device is never followed onto it). NotRegularFileError where something other
+    than a `kind` is there (a device, a FIFO, a socket, a directory where a file is wanted)."""
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    try:
+        mode = path.lstat().st_mode
+    except (FileNotFoundError, NotADirectoryError):  # nothing there yet (or a file on the way: mkdir says so)
+        return path
+    if not (stat.S_ISDIR(mode) if kind == "dir" else stat.S_ISREG(mode)):
+        wanted = "a directory" if kind == "dir" else "a file"
+        raise NotRegularFileError(errno.EEXIST, f"is {node_kind(mode)}, expected {wanted}", str(path))
+    return path
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write `data` to `path` so a reader sees the old file or the whole new one, never a part; never
+    over a device, FIFO or socket (`replace_target`: NotRegularFileError), through a symbolic link
+    to the file it names."""
+    path = replace_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".tmp")
     os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; give the file normal permissions
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, replace_target(path))  # again: a FIFO made meanwhile is not renamed over either
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -45,3 +45,17 @@ def counting_bar(description: str, unit: str = "items", total: int | None = None
     bar = progress_bar(unit, console)
     task = bar.add_task(description, total=total)
     return bar, lambda n: bar.advance(task, n)
+
+
+def staged_bar(unit: str = "items", console: Console | None = None
+               ) -> tuple[Progress, Callable[[int], None], Callable[[str, int | None], None]]:
+    """A progress bar for work done in stages of known size (an enumeration's levels): the bar, the
+    `advance(n)` callback, and `stage(description, total)`, which starts the next stage from zero so
+    each shows its own count, rate and remaining time."""
+    bar = progress_bar(unit, console)
+    task = bar.add_task("", total=None)
+
+    def stage(description: str, total: int | None) -> None:
+        bar.reset(task, description=description, total=total)
+
+    return bar, lambda n: bar.advance(task, n), stage

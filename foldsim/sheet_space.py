@@ -27,6 +27,12 @@ and direction are not part of a target here). The whole family's holes are one u
 
 Lines that fall between mesh lines (box-relative lines on a box of odd extent) make the kernel ask
 for a finer mesh; the whole enumeration then restarts at that resolution, so counts stay exact.
+
+Memory (docs/errors.md, "Sizes and bounds"): a chunk holds as many prefixes as the memory budget
+allows at `limits.space_child_bytes` per child; a family whose single prefix's children pass the
+budget is refused before any work (`check_space`), and the configurations kept are bounded by the
+budget at `limits.space_configuration_bytes` each: a level that passes it stops at once, naming the
+count and the bound.
 """
 
 from __future__ import annotations
@@ -42,8 +48,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .engine import FAMILY_CENTRING, FAMILY_INDEX, check_size, rectangle_mesh
+from .batching import call_bytes_bound, check_rows_fit, fmt_bytes, memory_budget_bytes
+from .engine import FAMILY_CENTRING, FAMILY_INDEX, check_size, rectangle_mesh, triangle_count
 from .errors import InputError, describe
+from .limits import MAX_SPACE_CONFIGURATIONS, space_child_bytes, space_configuration_bytes
 from .kernels import engine as E
 from .kernels.state import CREASE_CUTS_TRIANGLE, OFF_PAPER, OK, ok_status
 from .sheets import (
@@ -55,6 +63,7 @@ from .sheets import (
     SheetItem,
     SheetSpec,
     as_fraction,
+    distinct_points,
 )
 
 #: the line sets a family can allow (see `SheetFamily`)
@@ -69,13 +78,15 @@ SIDE_OPTIONS = {"both": "either named side moves (two actions per line)",
                 "smaller": "the smaller side moves (one action per line; the first named side on a tie)"}
 FACE_OPTIONS = {"front": "the flap turns toward the viewer", "both": "toward or away from the viewer"}
 PUNCH_SETS = {"centres": "every cell centre", "half": "every half-cell point strictly inside the sheet"}
-#: the most folds a family enumerates (the space grows about A^k)
+#: the most folds a family enumerates (the space grows about A^k; the memory bound usually stops it
+#: well before)
 MAX_FOLDS = 8
-#: bytes of device work per chunk of children (prefixes x alphabet); bounds memory, not speed
-CHUNK_BYTES = 96 << 20
-MAX_CONFIGURATIONS = 50_000_000
+#: the most prefixes of one extender call (past it calls grow, rows/s do not)
+MAX_PREFIXES_PER_CALL = 4096
 
 Progress = Callable[[int], None]
+#: called before each level with (fold count k, prefixes to extend x alphabet = children to fold)
+LevelStart = Callable[[int, int], None]
 
 
 # -- the family ------------------------------------------------------------------------------------
@@ -393,9 +404,99 @@ class SheetSpace:
         return out
 
 
-def _chunk_prefixes(n_alphabet: int, triangles: int, punches: int, words: int, masks: bool) -> int:
-    per_child = triangles * 160 + (punches * (triangles * (words + 12) * 4 + words * 4) if masks else 0)
-    return max(1, min(4096, CHUNK_BYTES // max(1, n_alphabet * per_child)))
+def _chunk_prefixes(n_alphabet: int, triangles: int, punches: int, words: int, masks: bool, budget: int) -> int:
+    """Prefixes per extender call within `budget` bytes (at least one: `check_space` refused the
+    family before work if one prefix's children do not fit)."""
+    per_prefix = n_alphabet * space_child_bytes(triangles, punches if masks else 0, words)
+    return max(1, min(MAX_PREFIXES_PER_CALL, budget // max(1, per_prefix)))
+
+
+@dataclass(frozen=True)
+class SpaceBounds:
+    """What a family's enumeration may hold at mesh resolution r: bytes of one prefix's children
+    (a call holds at least that) and the most configurations the budget keeps."""
+
+    budget: int
+    prefix_bytes: int
+    configuration_bytes: int
+
+    @property
+    def max_configurations(self) -> int:
+        return min(MAX_SPACE_CONFIGURATIONS, call_bytes_bound(self.budget) // self.configuration_bytes)
+
+
+def space_bounds(family: SheetFamily, *, punch: bool = True, resolution: int = 1,
+                 budget: int | None = None) -> SpaceBounds:
+    """The memory figures of a family (no kernel runs): from `foldsim.limits`' measured formulas."""
+    t = triangle_count(family.cols, family.rows, resolution)
+    a = len(family.fold_choices())
+    p = len(family.punch_points()) if punch else 0
+    words = PositionGrid(family.cols, family.rows, resolution, family.punch_denominator(resolution)).words
+    return SpaceBounds(memory_budget_bytes() if budget is None else budget, a * space_child_bytes(t, p, words),
+                       space_configuration_bytes(t, p, words if punch else 0, family.folds))
+
+
+def check_space(family: SheetFamily, *, punch: bool = True, resolution: int = 1, budget: int | None = None) -> SpaceBounds:
+    """Refuse, before any work, a family whose sheet passes the engine's triangles or whose one
+    prefix's children (the smallest call) pass the memory budget; the bounds it will run under."""
+    check_size(SheetItem(SheetSpec(family.cols, family.rows), ()), resolution)
+    bounds = space_bounds(family, punch=punch, resolution=resolution, budget=budget)
+    check_rows_fit(bounds.prefix_bytes, bounds.budget, field="sheet",
+                   what=f"a {family.cols}x{family.rows} family's smallest enumeration call "
+                        f"({len(family.fold_choices())} folds x {len(family.punch_points()) if punch else 0} punches)")
+    return bounds
+
+
+#: random fold sequences the size estimate follows (Knuth's estimator: each walk multiplies the
+#: realizable choices it meets; their mean is an unbiased estimate of every level's size)
+ESTIMATE_WALKS = 256
+ESTIMATE_SEED = 0
+
+
+def _too_many(family: SheetFamily, what: str, bounds: SpaceBounds) -> InputError:
+    return InputError(f"a {family.cols}x{family.rows} family of {family.folds} fold{'s' * (family.folds != 1)} has "
+                      f"{what}; the memory budget of {fmt_bytes(call_bytes_bound(bounds.budget))} holds at most "
+                      f"{bounds.max_configurations:,} at {fmt_bytes(bounds.configuration_bytes)} each (and never more "
+                      f"than {MAX_SPACE_CONFIGURATIONS:,}): fewer --folds, a smaller sheet or fewer --lines",
+                      field="sheet")
+
+
+def estimate_levels(mesh, states, alphabet: np.ndarray, folds: int, budget: int, *,
+                    walks: int = ESTIMATE_WALKS, seed: int = ESTIMATE_SEED) -> dict[int, float]:
+    """Estimated configurations per fold count (1..folds) by Knuth's random-walk estimator, before
+    any enumeration: `walks` walks from the flat sheet each fold all A children of their current
+    state (walks x A children a level, never the space), multiply their weight by the number that
+    are realizable and go on from a random one; a level's estimate is the mean weight (dead walks
+    count 0). Unbiased; deterministic for a seed. Raises `_Finer` as the enumeration would."""
+    rng = np.random.default_rng(seed)
+    a, t = len(alphabet), len(mesh)
+    step = _extender(1, 3, 1, True, False)
+    none = np.zeros((1, 3), np.int32)
+    chunk = min(_chunk_prefixes(a, t, 0, 0, False, budget), walks)
+    states = jax.tree.map(lambda x: np.repeat(np.asarray(x), walks, 0), states)
+    weight = np.ones(walks)
+    estimates = {}
+    for k in range(1, folds + 1):
+        codes, children = [], []
+        for lo in range(0, walks, chunk):
+            n = min(chunk, walks - lo)
+            out = jax.device_get(step(mesh, _pad_to(_take(states, slice(lo, lo + n)), chunk), alphabet, none))
+            codes.append(out["code"][:n])
+            children.append(_take(out["state"], slice(0, n)))
+            if (out["code"][:n] == E.OFF_LATTICE).any():
+                raise _Finer(int(out["detail"][:n][out["code"][:n] == E.OFF_LATTICE].max()))
+            if (out["code"][:n] == CREASE_CUTS_TRIANGLE).any():
+                raise _Finer(2)
+        ok = np.concatenate(codes) == OK
+        weight = weight * ok.sum(1)
+        estimates[k] = float(weight.mean())
+        if not weight.any():
+            estimates.update({j: 0.0 for j in range(k + 1, folds + 1)})
+            break
+        pick = np.where(ok, rng.random(ok.shape), -1.0).argmax(1)  # a random realizable child (any, when dead)
+        merged = jax.tree.map(lambda *xs: np.concatenate(xs), *children)
+        states = _take(merged, (np.arange(walks), pick))
+    return estimates
 
 
 def _take(tree, index):
@@ -409,8 +510,9 @@ def _pad_to(tree, rows: int):
     return jax.tree.map(lambda x: np.concatenate([x, np.repeat(x[:1], rows - n, 0)]), tree)
 
 
-def _enumerate_at(family: SheetFamily, r: int, punch: bool, on_progress: Progress | None) -> SheetSpace:
-    check_size(SheetItem(SheetSpec(family.cols, family.rows), ()), r)
+def _enumerate_at(family: SheetFamily, r: int, punch: bool, on_progress: Progress | None,
+                  on_level: LevelStart | None = None, budget: int | None = None) -> SheetSpace:
+    bounds = check_space(family, punch=punch, resolution=r, budget=budget)
     mesh = rectangle_mesh(family.cols, family.rows, r)
     alphabet = family.alphabet_rows(r)
     punches = family.punch_rows(r)
@@ -418,6 +520,12 @@ def _enumerate_at(family: SheetFamily, r: int, punch: bool, on_progress: Progres
     a, t = len(alphabet), len(mesh)
     start = jax.device_get(E.initial_state(mesh))
     states = jax.tree.map(lambda x: np.asarray(x)[None], start)  # the prefixes of the level: [n, ...]
+    most = sum(len(alphabet) ** k for k in range(max(family.min_folds, 1), family.folds + 1))  # every sequence
+    estimate = estimate_levels(mesh, states, alphabet, family.folds, bounds.budget) if most > bounds.max_configurations else {}
+    expected = sum(n for k, n in estimate.items() if k >= family.min_folds)
+    if expected > bounds.max_configurations:  # refused before the enumeration starts
+        raise _too_many(family, f"about {expected:,.0f} configurations (estimated from {ESTIMATE_WALKS} random fold "
+                        "sequences)", bounds)
     prefixes = np.zeros((1, 0), np.int16)
     sequences, masks, on_paper = {}, {}, {}
     work = 0
@@ -430,9 +538,12 @@ def _enumerate_at(family: SheetFamily, r: int, punch: bool, on_progress: Progres
         last = k == family.folds
         want_masks = punch and k >= family.min_folds
         step = _extender(grid.offset, grid.side, grid.words, not last, want_masks)
-        chunk = _chunk_prefixes(a, t, len(punches), grid.words, want_masks)
+        chunk = _chunk_prefixes(a, t, len(punches), grid.words, want_masks, bounds.budget)
         chunk = min(chunk, 1 << max(0, (len(prefixes) - 1).bit_length()))  # a small level: one small call
         kept_seq, kept_states, kept_masks, kept_paper = [], [], [], []
+        kept = 0
+        if on_level:
+            on_level(k, len(prefixes) * a)
         for lo in range(0, len(prefixes), chunk):
             n = min(chunk, len(prefixes) - lo)
             part = _pad_to(_take(states, slice(lo, lo + n)), chunk)
@@ -444,6 +555,10 @@ def _enumerate_at(family: SheetFamily, r: int, punch: bool, on_progress: Progres
             if (code == CREASE_CUTS_TRIANGLE).any():
                 raise _Finer(2)
             i, j = np.nonzero(code == OK)
+            kept += len(i)
+            if kept > bounds.max_configurations:  # the estimate was low: stop before passing the budget
+                raise _too_many(family, f"more than {bounds.max_configurations:,} configurations of {k} fold"
+                                f"{'s' * (k != 1)} ({kept:,} found before stopping)", bounds)
             kept_seq.append(np.concatenate([prefixes[lo + i], j[:, None].astype(np.int16)], 1))
             if not last:
                 kept_states.append(_take(out["state"], (i, j)))
@@ -454,9 +569,6 @@ def _enumerate_at(family: SheetFamily, r: int, punch: bool, on_progress: Progres
             if on_progress:
                 on_progress(n * a)
         prefixes = np.concatenate(kept_seq) if kept_seq else np.zeros((0, k), np.int16)
-        if len(prefixes) > MAX_CONFIGURATIONS:
-            raise InputError(f"has more than {MAX_CONFIGURATIONS:,} configurations of {k} folds; "
-                             "describe a smaller family", field="family")
         if k >= family.min_folds:
             sequences[k] = prefixes
             if want_masks:
@@ -476,14 +588,19 @@ def _enumerate_at(family: SheetFamily, r: int, punch: bool, on_progress: Progres
                       work, family.fold_choices())
 
 
-def enumerate_family(family: SheetFamily, *, punch: bool = False, on_progress: Progress | None = None) -> SheetSpace:
+def enumerate_family(family: SheetFamily, *, punch: bool = False, on_progress: Progress | None = None,
+                     on_level: LevelStart | None = None, memory_budget: int | None = None) -> SheetSpace:
     """Every configuration of the family, exactly, level by level on the device; with `punch`, every
     punch of the set through every configuration (`SheetSpace.masks`). A family whose box-relative
-    lines fall between mesh lines is run again on a finer mesh (InputError past the engine's size)."""
+    lines fall between mesh lines is run again on a finer mesh (InputError past the engine's size).
+    InputError before any work when one call passes the memory budget (`check_space`), and as soon
+    as a level keeps more configurations than the budget holds. `on_level(k, children)` announces
+    each level, `on_progress(n)` counts the children folded."""
     r = 1
+    budget = memory_budget_bytes() if memory_budget is None else memory_budget
     while True:
         try:
-            return _enumerate_at(family, r, punch, on_progress)
+            return _enumerate_at(family, r, punch, on_progress, on_level, budget)
         except _Finer as finer:
             r *= finer.factor
 
@@ -668,10 +785,12 @@ def read_targets(text: str) -> list[list]:
 
     raw = text
     if not text.lstrip().startswith(("[", "{")):
+        from .io import read_text  # bounded (limits.MAX_INPUT_BYTES): --target /dev/zero ends
+
         try:
-            raw = Path(text).read_text(encoding="utf-8")
-        except OSError as err:
-            raise InputError(f"is neither JSON nor a readable file ({err.strerror})", field="--target") from None
+            raw = read_text(Path(text))
+        except InputError as err:
+            raise InputError(f"is neither JSON nor a readable file ({err.message})", field="--target") from None
     try:
         data = json.loads(raw)
     except ValueError as err:
@@ -686,7 +805,7 @@ def read_targets(text: str) -> list[list]:
         targets = [data]
     for i, target in enumerate(targets):
         try:
-            _points(target)
+            distinct_points(_points(target), "target")  # exact, bounded numbers; a repeated hole refused
         except InputError as err:
             raise err.at(field_prefix=f"--target: target {i + 1}") from None
     return targets
@@ -773,7 +892,7 @@ def sample_sequences(family: SheetFamily, count: int, *, seed: int = 0, folds: i
     mesh = rectangle_mesh(family.cols, family.rows, 1)
     alphabet, punches = family.alphabet_rows(1), family.punch_rows(1)[:1]
     step = _extender(1, 3, 1, True, False)
-    chunk = _chunk_prefixes(len(alphabet), len(mesh), 0, 0, False)
+    chunk = _chunk_prefixes(len(alphabet), len(mesh), 0, 0, False, memory_budget_bytes())
     chunk = min(chunk, 1 << max(0, (count - 1).bit_length()))
     start = jax.device_get(E.initial_state(mesh))
     states = jax.tree.map(lambda x: np.repeat(np.asarray(x)[None], count, 0), start)

@@ -18,11 +18,24 @@ These are plain frozen dataclasses with validation that names the item and field
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .errors import InputError, describe
+from .holes import SHAPES, SIZES
+from .limits import (
+    MAX_ACTIONS,
+    MAX_COORDINATE,
+    MAX_DENOMINATOR,
+    MAX_EXPONENT,
+    MAX_LATTICE_SIDE,
+    MAX_NUMBER_CHARS,
+    MAX_PUNCHES,
+    MAX_SHEET_SIDE,
+)
 
 #: the line families and the functional each one fixes
 FAMILIES = ("H", "V", "D", "N")
@@ -35,32 +48,84 @@ SIDE_SIGNS = {
     "N": {"upper_right": 1, "lower_left": -1},
 }
 RULE_SIDES = ("smaller", "away_from")
-#: the biggest sheet side (cells) and lattice resolution the int32 kernel holds with room to spare
-MAX_SHEET_SIDE = 64
-MAX_TRIANGLES = 1 << 16
-MAX_PUNCH_DENOMINATOR = 1 << 12
+#: an exact number as text: a decimal with an optional exponent, or "p/q" (Fraction's own syntax,
+#: without underscores); the exponent is read and bounded before Fraction expands it
+_NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?|[+-]?\d+/\d+")
 
 
 def as_fraction(value: object, what: str) -> Fraction:
-    """An exact rational from an int, a Fraction, a "p/q" string or a float that is exactly a
-    short decimal (0.25, 1.5); InputError otherwise (no silent rounding of coordinates)."""
+    """The one reader of exact numbers from data: an int, a Fraction, a decimal or "p/q" string
+    ("0.25", "-3/4", "1e-2") or a float that is exactly a short decimal (0.25, 1.5). Refused with an
+    InputError naming `what`, before any arithmetic that could take long: bools, containers, NaN and
+    infinities, strings longer than MAX_NUMBER_CHARS or with an exponent past MAX_EXPONENT; then
+    values the engine's int32 lattice cannot hold: magnitude past MAX_COORDINATE cells or a
+    denominator past MAX_DENOMINATOR (foldsim.limits, docs/errors.md General records)."""
+    exact = _exact_number(value, what)
+    if exact.denominator > MAX_DENOMINATOR:
+        raise InputError(f"{describe(value)} is finer than the engine's lattice holds "
+                         f"(denominator {exact.denominator:,}, at most {MAX_DENOMINATOR:,})", field=what)
+    if abs(exact) > MAX_COORDINATE:
+        raise InputError(f"{describe(value)} is beyond the engine's reach (at most {MAX_COORDINATE} cells "
+                         "either way: no sheet is larger)", field=what)
+    return exact
+
+
+def _exact_number(value: object, what: str) -> Fraction:
+    """`as_fraction` without the lattice bounds: the value as a Fraction, never a long computation
+    (an int or Fraction past the bounds is compared, never expanded)."""
     if isinstance(value, bool):
         raise InputError(f"must be a number, got {describe(value)}", field=what)
-    if isinstance(value, (int, Fraction)):
+    if isinstance(value, int):
+        if value.bit_length() > MAX_COORDINATE.bit_length():
+            raise InputError(f"{describe(value)} is beyond the engine's reach (at most {MAX_COORDINATE} cells "
+                             "either way: no sheet is larger)", field=what)
         return Fraction(value)
+    if isinstance(value, Fraction):
+        return value
     if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             raise InputError(f"must be a finite number, got {describe(value)}", field=what)
+        if abs(value) > MAX_COORDINATE:
+            raise InputError(f"{describe(value)} is beyond the engine's reach (at most {MAX_COORDINATE} cells "
+                             "either way: no sheet is larger)", field=what)
         exact = Fraction(repr(value))
-        if exact.denominator > MAX_PUNCH_DENOMINATOR:
+        if exact.denominator > MAX_DENOMINATOR:
             raise InputError(f"must be a short decimal or a fraction 'p/q', got {describe(value)}", field=what)
         return exact
-    if isinstance(value, str) and len(value) <= 40:
-        try:
-            return Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            pass
+    if isinstance(value, str) and len(value) <= MAX_NUMBER_CHARS:
+        text = value.strip()
+        match = _NUMBER_TEXT.fullmatch(text)
+        if match:
+            if match.group(1) is not None and abs(int(match.group(1))) > MAX_EXPONENT:
+                raise InputError(f"{describe(value)}: an exponent past {MAX_EXPONENT} is more than the engine's "
+                                 "lattice holds", field=what)
+            try:
+                return Fraction(text)
+            except ZeroDivisionError:
+                raise InputError(f"has a zero denominator: {describe(value)}", field=what) from None
     raise InputError(f"must be a number or a fraction 'p/q', got {describe(value)}", field=what)
+
+
+def exact_point(value: object, what: str) -> tuple[Fraction, Fraction]:
+    """A point [x, y] (a list or tuple of two exact numbers) read with `as_fraction`."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise InputError(f"must be a point [x, y], got {describe(value)}", field=what)
+    return as_fraction(value[0], f"{what}.x"), as_fraction(value[1], f"{what}.y")
+
+
+def distinct_points(points: Iterable[tuple[object, object]], what: str) -> list[tuple[Fraction, Fraction]]:
+    """Exact hole points, refusing a repeated one: punches at one point make one hole in each layer
+    there, so a hole set never holds a point twice and a target that does names no physical result."""
+    seen: dict[tuple[Fraction, Fraction], int] = {}
+    out = []
+    for i, (x, y) in enumerate(points):
+        point = (as_fraction(x, f"{what}[{i}].x"), as_fraction(y, f"{what}[{i}].y"))
+        if point in seen:
+            raise InputError(f"repeats hole {seen[point] + 1} at ({point[0]}, {point[1]}): punches at one point make "
+                             "one hole in each layer, so a hole set names each point once", field=f"{what}[{i}]")
+        seen[point] = i
+        out.append(point)
+    return out
 
 
 @dataclass(frozen=True)
@@ -94,6 +159,8 @@ class Line:
                              f"got {describe(self.family)}", field="line.family")
         if (self.at is None) == (self.box_fraction is None):
             raise InputError("give exactly one of 'at' (absolute) and 'box' (fraction of the box)", field="line")
+        if not isinstance(self.square_box, bool):
+            raise InputError(f"must be true or false, got {describe(self.square_box)}", field="line.square")
         if self.at is not None:
             object.__setattr__(self, "at", as_fraction(self.at, "line.at"))
         if self.box_fraction is not None:
@@ -131,19 +198,17 @@ class Fold:
 
     def __post_init__(self) -> None:
         named = SIDE_SIGNS[self.line.family]
-        if self.moves not in named and self.moves not in RULE_SIDES:
+        if not isinstance(self.moves, str) or (self.moves not in named and self.moves not in RULE_SIDES):
             raise InputError(f"must be one of {', '.join([*named, *RULE_SIDES])}, got {describe(self.moves)}",
                              field="fold.moves")
-        if self.moves in RULE_SIDES:
-            tie = self.tie if self.tie is not None else next(iter(named))
-            if tie not in named:
-                raise InputError(f"must be one of {', '.join(named)}, got {describe(tie)}", field="fold.tie")
-            object.__setattr__(self, "tie", tie)
+        if self.tie is not None and (not isinstance(self.tie, str) or self.tie not in named):
+            raise InputError(f"must be one of {', '.join(named)}, got {describe(self.tie)}", field="fold.tie")
+        if self.moves in RULE_SIDES and self.tie is None:
+            object.__setattr__(self, "tie", next(iter(named)))
         if self.moves == "away_from":
-            if not isinstance(self.point, (tuple, list)) or len(self.point) != 2:
-                raise InputError(f"must be a point (x, y), got {describe(self.point)}", field="fold.point")
-            object.__setattr__(self, "point", (as_fraction(self.point[0], "fold.point.x"),
-                                               as_fraction(self.point[1], "fold.point.y")))
+            object.__setattr__(self, "point", exact_point(self.point, "fold.point"))
+        elif self.point is not None:
+            raise InputError("only applies when moves is away_from", field="fold.point")
         if not isinstance(self.front, bool):
             raise InputError(f"must be true or false, got {describe(self.front)}", field="fold.front")
 
@@ -250,72 +315,114 @@ def _get(record: Mapping, key: str, item: str | None, where: str):
     return record[key]
 
 
-def _action_from_record(entry: object, item: str | None, where: str) -> Action:
+#: what a general record's punch may name (the shapes and sizes the renderers and families know)
+PUNCH_SHAPES = SHAPES
+PUNCH_SIZES = SIZES
+
+
+def _action_from_record(entry: object) -> Action:
+    """One action of a general record; an InputError's field is relative to the action."""
     if not isinstance(entry, Mapping):
-        raise InputError(f"must be an object, got {describe(entry)}", item=item, field=where)
+        raise InputError(f"must be an object, got {describe(entry)}")
     kind = entry.get("type", "fold")
+    if kind == "rotate":
+        degrees = _get(entry, "degrees", None, "")
+        if isinstance(degrees, bool) or not isinstance(degrees, int) or degrees % 90:
+            raise InputError(f"must be a multiple of 90, got {describe(degrees)}", field="degrees")
+        if degrees % 360 == 0:
+            raise InputError(f"must be a quarter, half or three-quarter turn, got {describe(degrees)}", field="degrees")
+        return Rotate(degrees // 90)
+    if kind == "flip":
+        return Flip()
+    if kind != "fold":
+        raise InputError(f"must be fold, rotate or flip, got {describe(kind)}", field="type")
+    raw_line = _get(entry, "line", None, "")
+    if not isinstance(raw_line, Mapping):
+        raise InputError(f"must be an object, got {describe(raw_line)}", field="line")
+    if "box" in raw_line and "at" in raw_line:
+        raise InputError("give exactly one of 'at' (absolute) and 'box' (fraction of the box), not both", field="line")
+    if "box" in raw_line:
+        line = Line.box(raw_line.get("family"), raw_line["box"], square=raw_line.get("square", False))
+    elif "square" in raw_line:
+        raise InputError("only applies to a box line ('box': 1/2 of a D or N diagonal), not to 'at'",
+                         field="line.square")
+    else:
+        line = Line(raw_line.get("family"), at=raw_line.get("at"))
     try:
-        if kind == "rotate":
-            degrees = _get(entry, "degrees", item, where + ".")
-            if isinstance(degrees, bool) or not isinstance(degrees, int) or degrees % 90:
-                raise InputError(f"must be a multiple of 90, got {describe(degrees)}", field="degrees")
-            return Rotate(degrees // 90)
-        if kind == "flip":
-            return Flip()
-        if kind != "fold":
-            raise InputError(f"must be fold, rotate or flip, got {describe(kind)}", field="type")
-        raw_line = _get(entry, "line", item, where + ".")
-        if not isinstance(raw_line, Mapping):
-            raise InputError(f"must be an object, got {describe(raw_line)}", field="line")
-        if "box" in raw_line:
-            line = Line.box(raw_line.get("family"), raw_line["box"], square=bool(raw_line.get("square", False)))
-        else:
-            line = Line(raw_line.get("family"), at=raw_line.get("at"))
-        front = entry.get("front", True)
-        return Fold(line, moves=entry.get("moves", "smaller"), front=front, tie=entry.get("tie"),
+        return Fold(line, moves=entry.get("moves", "smaller"), front=entry.get("front", True), tie=entry.get("tie"),
                     point=entry.get("point"))
+    except InputError as err:  # the fold's own fields sit directly in the action record
+        raise InputError(err.message, field=err.field.removeprefix("fold.") if err.field else None) from None
+
+
+def _punch_from_record(entry: object) -> Punch:
+    """One punch of a general record; an InputError's field is relative to the punch."""
+    if not isinstance(entry, Mapping):
+        raise InputError(f"must be an object, got {describe(entry)}")
+    for name, allowed in (("shape", PUNCH_SHAPES), ("size", PUNCH_SIZES)):
+        value = entry.get(name, allowed[0] if name == "shape" else "small")
+        if not isinstance(value, str) or value not in allowed:
+            raise InputError(f"must be one of {', '.join(allowed)}, got {describe(value)}", field=name)
+    try:
+        return Punch(_get(entry, "x", None, ""), _get(entry, "y", None, ""), entry.get("shape", "circle"),
+                     entry.get("size", "small"), entry.get("direction", 0))
     except InputError as err:
-        raise InputError(err.message, item=item, field=f"{where}.{err.field}" if err.field else where) from None
+        raise InputError(err.message, field=err.field.removeprefix("punch.") if err.field else None) from None
 
 
-def item_from_record(record: object, *, index: int | None = None) -> SheetItem:
+def _bounded_list(record: Mapping, key: str, limit: int, *, required: bool) -> list:
+    """A list field of a record, at most `limit` long (foldsim.limits)."""
+    value = _get(record, key, None, "") if required else record.get(key, [])
+    if not isinstance(value, list):
+        raise InputError(f"must be a list, got {describe(value)}", field=key)
+    if len(value) > limit:
+        raise InputError(f"has {len(value):,} entries; an item holds at most {limit} (docs/errors.md, General records)",
+                         field=key)
+    return value
+
+
+def item_from_record(record: object, *, index: int | None = None, name: str | None = None) -> SheetItem:
     """A SheetItem from foldsim's general item record (or a family record holding one under "item"):
     {"id", "sheet": {"cols", "rows"}, "actions": [{"type": "fold", "line": {"family", "at" | "box"},
     "moves", "front"}, {"type": "rotate", "degrees"}, {"type": "flip"}], "punches": [{"x", "y",
-    "shape", "size", "direction"}], "resolution"?}."""
-    item = f"item {index + 1}" if index is not None else None
+    "shape", "size", "direction"}], "resolution"?}. Errors name the record by its id, else by `name`
+    (its position: "line 4" of a JSON Lines file), else "item <index>" (from 0, as
+    foldsim.io.record_name), and the field by its path in the record."""
+    item = name if name is not None else (f"item {index}" if index is not None else None)
     if not isinstance(record, Mapping):
         raise InputError(f"must be an object, got {describe(record)}", item=item)
     if "sheet" not in record and isinstance(record.get("item"), Mapping):
         record = record["item"]  # a family record (`generate --family`) holds its item under "item"
     if isinstance(record.get("id"), str) and record["id"]:
         item = record["id"][:80]
-    sheet = _get(record, "sheet", item, "")
-    if not isinstance(sheet, Mapping):
-        raise InputError(f"must be an object, got {describe(sheet)}", item=item, field="sheet")
     try:
-        spec = SheetSpec(sheet.get("cols"), sheet.get("rows"))
+        return _item_fields(record, item)
     except InputError as err:
         raise err.at(item=item) from None
-    actions = _get(record, "actions", item, "")
-    if not isinstance(actions, list):
-        raise InputError(f"must be a list, got {describe(actions)}", item=item, field="actions")
-    parsed = [_action_from_record(a, item, f"actions[{i}]") for i, a in enumerate(actions)]
-    punches = record.get("punches", [])
-    if not isinstance(punches, list):
-        raise InputError(f"must be a list, got {describe(punches)}", item=item, field="punches")
-    holes = []
-    for i, p in enumerate(punches):
-        if not isinstance(p, Mapping):
-            raise InputError(f"must be an object, got {describe(p)}", item=item, field=f"punches[{i}]")
+
+
+def _item_fields(record: Mapping, item: str | None) -> SheetItem:
+    sheet = _get(record, "sheet", None, "")
+    if not isinstance(sheet, Mapping):
+        raise InputError(f"must be an object, got {describe(sheet)}", field="sheet")
+    spec = SheetSpec(sheet.get("cols"), sheet.get("rows"))
+    parsed = []
+    for i, entry in enumerate(_bounded_list(record, "actions", MAX_ACTIONS, required=True)):
         try:
-            holes.append(Punch(_get(p, "x", None, ""), _get(p, "y", None, ""), p.get("shape", "circle"),
-                               p.get("size", "small"), p.get("direction", 0)))
+            parsed.append(_action_from_record(entry))
         except InputError as err:
-            raise InputError(err.message, item=item, field=f"punches[{i}].{err.field.split('.')[-1]}") from None
+            raise err.at(field_prefix=f"actions[{i}]") from None
+    holes = []
+    for i, entry in enumerate(_bounded_list(record, "punches", MAX_PUNCHES, required=False)):
+        try:
+            holes.append(_punch_from_record(entry))
+        except InputError as err:
+            raise err.at(field_prefix=f"punches[{i}]") from None
     resolution = record.get("resolution")
-    if resolution is not None and (isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 1):
-        raise InputError(f"must be a positive whole number, got {describe(resolution)}", item=item, field="resolution")
+    if resolution is not None and (isinstance(resolution, bool) or not isinstance(resolution, int)
+                                   or not 1 <= resolution <= MAX_LATTICE_SIDE):
+        raise InputError(f"must be a whole number from 1 to {MAX_LATTICE_SIDE}, got {describe(resolution)}",
+                         field="resolution")
     return SheetItem(spec, tuple(parsed), tuple(holes), item, resolution)
 
 

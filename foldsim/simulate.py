@@ -11,7 +11,7 @@ flat columns (`HoleTable`), expanded on the host by `hole_table` with no per-row
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -205,28 +205,51 @@ def simulate(batch: Iterable[Config | SheetItem | dict], *, chunk_rows: int | No
     (`foldsim.batching`) unless `chunk_rows` is given. An item that cannot be read comes back
     `invalid` with a one-line reason naming it; the batch goes on."""
     items = list(batch)
+    names = record_positions(batch, len(items))
     general = [i for i, item in enumerate(items) if is_sheet_item(item)]
+    rest = [i for i in range(len(items)) if i not in set(general)]
+    answers: dict[int, Result] = {}
     if general:
         from .engine import simulate_items
 
-        answers = dict(zip(general, simulate_items([items[i] for i in general], chunk_rows=chunk_rows), strict=True))
-        rest = [i for i in range(len(items)) if i not in answers]
-        answers.update(zip(rest, simulate([items[i] for i in rest], chunk_rows=chunk_rows, run=run), strict=True))
-        return [answers[i] for i in range(len(items))]
+        answers.update(zip(general, simulate_items([items[i] for i in general], chunk_rows=chunk_rows,
+                                                   names=[names[i] for i in general]), strict=True))
+    if rest:
+        answers.update(zip(rest, _simulate_configs(items, rest, names, chunk_rows=chunk_rows, run=run), strict=True))
+    return [answers[i] for i in range(len(items))]
+
+
+def record_positions(batch: object, count: int) -> list[str]:
+    """How errors name each item of a batch that has no id: its JSON Lines line where the reader
+    kept it (`foldsim.io` records carry `positions`), else its place in the batch from 0 ("item 2",
+    as `foldsim.io.record_name`)."""
+    positions = getattr(batch, "positions", None)
+    if isinstance(positions, (list, tuple)) and len(positions) == count:
+        return [str(p) for p in positions]
+    return [f"item {i}" for i in range(count)]
+
+
+def _simulate_configs(batch: list, indices: list[int], names: list[str], *, chunk_rows: int | None,
+                      run) -> list[Result]:
+    """The MentalBlackboard part of `simulate`: items `indices` of the batch, one 32-triangle kernel
+    call for every readable one; an id-less item is named by its position in the whole batch."""
     configs: list[Config | None] = []
     rows: list[Row] = []
     errors: dict[int, Result] = {}
-    for i, item in enumerate(items):
+    for i in indices:
+        item = batch[i]
         try:
             config = as_config(item, i)
+            if config.id == record_name(None, i) != names[i]:  # no id: named by its position (a line)
+                config = replace(config, id=names[i])
             rows.append(encode_row(config))
             configs.append(config)
         except Exception as err:  # noqa: BLE001  (one item's failure, whatever it is, is that item's)
             if debugging() and not isinstance(err, InputError):
                 raise
             configs.append(None)
-            errors[i] = invalid_result(item, i, err)
-    valid = [i for i, c in enumerate(configs) if c is not None]
+            errors[len(configs) - 1] = invalid_result(item, i, err, name=names[i])
+    valid = [k for k, c in enumerate(configs) if c is not None]
     out = (run or _run)(rows, chunk_rows) if rows else None
     results: list[Result] = []
     position = {i: k for k, i in enumerate(valid)}
@@ -239,16 +262,21 @@ def simulate(batch: Iterable[Config | SheetItem | dict], *, chunk_rows: int | No
         except Exception as err:  # noqa: BLE001
             if debugging():
                 raise
-            results.append(invalid_result(items[i], i, err))
+            results.append(invalid_result(batch[indices[i]], indices[i], err, name=names[indices[i]]))
     return results
 
 
-def invalid_result(item: object, index: int, error: Exception) -> Result:
+def invalid_result(item: object, index: int, error: Exception, *, name: str | None = None) -> Result:
     """The `invalid` Result of an item that could not be read or decoded. An InputError says what is
     wrong with the input; any other exception is a bug, reported as an internal error of this item
-    (named, counted, never dropped) instead of stopping the batch."""
-    name = item.id if isinstance(item, Config) and item.id else record_name(item, index)
+    (named, counted, never dropped) instead of stopping the batch. `name`: the item's position when
+    it has no id ("line 4"), in place of "item <index>"."""
+    fallback = record_name(item, index)
+    name = item.id if isinstance(item, Config) and item.id else (
+        name if name is not None and fallback == record_name(None, index) else fallback)
     if isinstance(error, InputError):
+        if error.item == fallback:
+            error = InputError(error.message, item=name, field=error.field)
         return Result(error.item or name, STATUS_INVALID, str(error if error.item else error.at(item=name)))
     return Result(name, STATUS_INVALID, f"{name}: {internal_error_text(error)}")
 

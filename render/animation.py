@@ -40,7 +40,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ..codes import entry_of_code, parse_action
 from ..errors import InputError
-from ..io import atomic_write_bytes, current_umask
+from ..io import atomic_write_bytes, current_umask, replace_target, safe_file_name
 from ..kernels import actions as A
 from ..kernels import motion as M
 from ..mesh import QUARTER_ROTATIONS, TriangleSheet
@@ -110,11 +110,31 @@ class AnimationOptions:
         for name in ("seconds_per_action", "hold_seconds", "camera_distance", "camera_fov"):
             if not getattr(self, name) > 0:
                 raise InputError(f"must be positive, got {getattr(self, name)!r}", field=name)
+        self._check_bounds()
         if not 0 < self.camera_elevation <= 90:
             raise InputError(f"must be in (0, 90] degrees, got {self.camera_elevation!r}", field="camera_elevation")
         for name, allowed in (("cadence", CADENCES), ("captions", CAPTION_STYLES)):
             if getattr(self, name) not in allowed:
                 raise InputError(f"must be one of {', '.join(allowed)}, got {getattr(self, name)!r}", field=name)
+
+    def _check_bounds(self) -> None:
+        """The media bounds of foldsim.limits (frame side, fps, frames per action and per hold),
+        refused before any frame is drawn: past them a frame or an item's textures exhaust memory."""
+        from ..limits import MAX_FPS, MAX_FRAME_SIDE, MAX_FRAMES_PER_ACTION
+
+        for name in ("width", "height"):
+            if getattr(self, name) > MAX_FRAME_SIDE:
+                raise InputError(f"at most {MAX_FRAME_SIDE} pixels (limits.MAX_FRAME_SIDE), got {getattr(self, name)}",
+                                 field=name)
+        for name in ("fps", "unfolding_fps"):
+            if (getattr(self, name) or 0) > MAX_FPS:
+                raise InputError(f"at most {MAX_FPS} (limits.MAX_FPS), got {getattr(self, name)}", field=name)
+        fastest = max(self.fps, self.unfolding_fps or 0)
+        for name in ("seconds_per_action", "hold_seconds"):
+            frames = fastest * getattr(self, name)  # a float: inf and 1e300 are compared, never rounded
+            if not frames <= MAX_FRAMES_PER_ACTION:
+                raise InputError(f"{getattr(self, name)!r} s at {fastest} frames per second is {frames:.4g} frames, "
+                                 f"more than {MAX_FRAMES_PER_ACTION} (limits.MAX_FRAMES_PER_ACTION)", field=name)
 
     @classmethod
     def preset(cls, cadence: str = "smooth", **overrides: object) -> "AnimationOptions":
@@ -548,7 +568,7 @@ class Mp4Sink:
     `path` by `commit()`. The bytes depend only on the frames, the size and the fps."""
 
     def __init__(self, path: Path, width: int, height: int, fps: int):
-        self.path = path
+        self.path = path = replace_target(path)  # never a device or FIFO (refused before ffmpeg starts)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = _temp_name(path)
         with warnings.catch_warnings():  # JAX warns on any fork; ffmpeg is fork + exec, which is safe
@@ -586,7 +606,7 @@ class Mp4Sink:
         os.chmod(self._tmp, 0o666 & ~current_umask())
         with open(self._tmp, "rb") as handle:
             os.fsync(handle.fileno())
-        os.replace(self._tmp, self.path)
+        os.replace(self._tmp, replace_target(self.path))
         return self.path
 
     def abort(self) -> None:
@@ -606,7 +626,7 @@ class FramesSink:
     into a temp folder beside it, which `commit()` renames to `path` (replacing an older folder)."""
 
     def __init__(self, path: Path):
-        self.path = path
+        self.path = path = replace_target(path, "dir")  # a folder or nothing: never a device or FIFO moved aside
         path.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
         os.chmod(self._tmp, 0o777 & ~current_umask())
@@ -619,6 +639,7 @@ class FramesSink:
 
     def commit(self) -> Path:
         old = None
+        replace_target(self.path, "dir")
         if self.path.exists():  # an earlier render: moved aside (a temp name), then removed
             old = Path(tempfile.mkdtemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"))
             os.replace(self.path, old / "old")
@@ -643,8 +664,9 @@ def video_number(item_id: str) -> str:
 
 
 def video_paths(out_dir: str | Path, item_id: str) -> dict[str, Path]:
-    """Where the benchmark keeps an item's 3-D assets (formats §1.2), under the dataset root."""
-    n, root = video_number(item_id), Path(out_dir)
+    """Where the benchmark keeps an item's 3-D assets (formats §1.2), under the dataset root; the id
+    goes through `foldsim.io.safe_file_name` (no-op for the benchmark's ids), so no file leaves it."""
+    n, root = safe_file_name(video_number(safe_file_name(item_id))), Path(out_dir)
     return {
         "folding": root / "folding_videos" / f"PF_{n}_animation.mp4",
         "unfolding": root / "unfolding_videos" / f"UP_{n}_animation.mp4",

@@ -23,7 +23,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ..codes import entry_of_code
 from ..holes import Hole
-from ..io import atomic_write_bytes
+from ..io import atomic_write_bytes, safe_file_name
 from ..mesh import TriangleSheet
 from ..trace import Trace
 from .shapes import hole_polygons
@@ -191,8 +191,9 @@ def png_bytes(image: Image.Image) -> bytes:
 
 
 def image_dir(out_dir: str | Path, item_id: str) -> Path:
-    """Where the benchmark keeps an item's images: `<out>/img_text_outputs/<id>/img`."""
-    return Path(out_dir) / "img_text_outputs" / item_id / "img"
+    """Where the benchmark keeps an item's images: `<out>/img_text_outputs/<id>/img` (the id through
+    `foldsim.io.safe_file_name`, a no-op for the benchmark's ids: no folder leaves `out_dir`)."""
+    return Path(out_dir) / "img_text_outputs" / safe_file_name(item_id) / "img"
 
 
 def write_images(trace: Trace, out_dir: str | Path, item_id: str, style: ImageStyle = ImageStyle(), *,

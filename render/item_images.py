@@ -33,6 +33,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ..engine import ItemTrace
 from ..errors import InputError
+from ..io import safe_file_name
 from ..kernels import motion as M
 from ..sheets import Fold, Rotate, SheetItem
 from .images import Frame, ImageStyle, _canvas, _finish, _font, image_dir, write_named_images
@@ -296,7 +297,7 @@ def write_item_images(item: SheetItem | ItemTrace | dict, out_dir: str | Path, s
     """Write a general item's step images under `out_dir` as MentalBlackboard's are
     (`<out>/img_text_outputs/<id>/img/`), atomically; `look`: in a family's look (`look_of`)."""
     trace = item_trace(item)
-    name = item_name or trace.item.id or "item"
+    name = safe_file_name(item_name or trace.item.id or "item")  # file names: never a path out of `out_dir`
     return write_named_images(image_dir(out_dir, name), _step_images(trace, name, style, look))
 
 

@@ -35,9 +35,25 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PIL import Image, ImageDraw
 
-os.environ.setdefault("PYOPENGL_PLATFORM", "egl")  # headless: must precede the first pyrender import
 
-import pyrender  # noqa: E402
+def _import_pyrender():
+    """pyrender, set up for drawing offscreen on a machine with no display and perhaps no X11
+    libraries (a GPU server): PyOpenGL on EGL unless PYOPENGL_PLATFORM names another platform, and
+    on EGL pyglet in headless mode, chosen before pyrender's import pulls pyglet's window code (which
+    otherwise loads libX11 and libXrender and, where they are missing, fails with `'NoneType' object
+    has no attribute 'XRenderFindVisualFormat'`). The one place foldsim imports pyrender."""
+    os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
+    if os.environ["PYOPENGL_PLATFORM"] == "egl":
+        import pyglet
+
+        pyglet.options["headless"] = True
+    import pyrender
+
+    return pyrender
+
+
+pyrender = _import_pyrender()
+
 import trimesh  # noqa: E402
 from OpenGL import GL  # noqa: E402
 from pyrender.constants import GLTF, RenderFlags  # noqa: E402
@@ -289,6 +305,19 @@ def offscreen_renderer(opts: AnimationOptions) -> Iterator[pyrender.OffscreenRen
             yield renderer
     finally:
         renderer.delete()
+
+
+def gl_renderer() -> str:
+    """Which OpenGL implementation draws the 3-D media, as one line (the EGL device picked, a GPU's
+    or Mesa's llvmpipe on the CPU, is otherwise invisible): the platform, GL_VENDOR, GL_RENDERER and
+    GL_VERSION of a 1x1 offscreen context, made and freed here."""
+    offscreen = pyrender.OffscreenRenderer(1, 1)  # its context is current
+    try:
+        names = [GL.glGetString(name) for name in (GL.GL_VENDOR, GL.GL_RENDERER, GL.GL_VERSION)]
+    finally:
+        offscreen.delete()
+    vendor, renderer, version = (name.decode(errors="replace") if name else "unknown" for name in names)
+    return f"{os.environ['PYOPENGL_PLATFORM']}: {vendor}, {renderer}, OpenGL {version}"
 
 
 def camera_pose(opts: AnimationOptions) -> np.ndarray:

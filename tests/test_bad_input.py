@@ -336,12 +336,15 @@ def test_any_positive_memory_budget_runs(tmp_path, value):
 # -- output paths ------------------------------------------------------------------------------------
 
 
-def unwritable_outputs(tmp_path) -> dict:
-    """Output paths that cannot be written, and the end of their error line."""
+def unwritable_outputs(tmp_path, kind: str = "file") -> dict:
+    """Output paths that cannot be written as a `kind` ("file" or "dir"), and the end of their error
+    line (devices, FIFOs and sockets: tests/test_output_paths.py)."""
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
+    wrong_kind = {tmp_path: "is a directory, expected a file"} if kind == "file" else \
+        {a_file: "is a file, expected a directory"}
     return {
-        tmp_path: "is a directory, expected a file",
+        **wrong_kind,
         a_file / "out.json": f"{a_file} is not a directory",
         a_file / "sub" / "out.json": f"{a_file} is not a directory",
         # /sys refuses new files even to root (a read-only folder would not stop root)
@@ -349,19 +352,40 @@ def unwritable_outputs(tmp_path) -> dict:
     }
 
 
-@pytest.mark.parametrize("command", ["enumerate", "solve"])
+#: a general item (foldsim.sheets) for the general commands
+GENERAL_ITEM = {"id": "g", "sheet": {"cols": 3, "rows": 3}, "punches": [{"x": "3/2", "y": "1/2"}],
+                "actions": [{"type": "fold", "line": {"family": "V", "at": 1}, "moves": "left"}]}
+#: every command that writes an --out: its arguments ({tasks}: a MentalBlackboard file, {items}: a
+#: general items file) and what --out must be
+OUT_COMMANDS = {
+    "enumerate": (["enumerate", "--rules", "planning", "--pattern", "F"], "file"),
+    "solve": (["solve", "{tasks}"], "file"),
+    "simulate": (["simulate", "{items}"], "file"),
+    "fold": (["fold", "{items}"], "dir"),
+    "render-item": (["render-item", "{items}", "--images"], "dir"),
+    "enumerate --sheet": (["enumerate", "--sheet", "2x2", "--folds", "1"], "file"),
+    "solve --sheet": (["solve", "--sheet", "2x2", "--folds", "1", "--target", '[["1/2", "1/2"]]'], "file"),
+    "generate --family": (["generate", "--family", "srbench", "--count", "1", "--no-media"], "dir"),
+}
+
+
+@pytest.mark.parametrize("command", list(OUT_COMMANDS))
 def test_output_paths_are_checked_before_any_work(tmp_path, monkeypatch, command):
     tasks = tmp_path / "tasks.json"
     tasks.write_text(json.dumps([GOOD_A]))
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps([GENERAL_ITEM]))
     calls = []
     monkeypatch.setattr(foldsim.enumerate, "enumeration_report", lambda *a, **k: calls.append(a))
     monkeypatch.setattr(foldsim.solve, "solve_file", lambda *a, **k: calls.append(a))
-    for path, message in unwritable_outputs(tmp_path).items():
-        args = ["enumerate", "--rules", "planning", "--pattern", "F"] if command == "enumerate" else ["solve", str(tasks)]
+    arguments, kind = OUT_COMMANDS[command]
+    args = [a.format(tasks=tasks, items=items) for a in arguments]
+    for path, message in unwritable_outputs(tmp_path, kind).items():
         done = invoke(*args, "--out", str(path))
         assert done.exit_code == EXIT_USAGE
         assert error_lines(done) == [f"error: --out: {path}: {message}"]
     assert calls == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "items.json", "tasks.json"]  # nothing made
 
 
 def test_output_path_kinds(tmp_path):

@@ -349,7 +349,7 @@ def test_fold_command(tmp_path):
     assert "nope: not_realizable:" in lines[0]
     assert "bad/field: sheet.cols:" in lines[1]
     assert "no_sheet: sheet: is missing" in lines[2]
-    assert "spatialviz_5x5: id: spatialviz_5x5.fold is already written" in lines[3]
+    assert "spatialviz_5x5: id: spatialviz_5x5: its files are already written for an earlier item" in lines[3]
     assert "line 7: invalid JSON" in lines[4]
     summary = json.loads(result.stdout)
     assert summary == {"items": 7, "written": 2, "failed": 5, "files": ["spatialviz_5x5.fold", "mb_record.fold"]}

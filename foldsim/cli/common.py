@@ -73,6 +73,12 @@ def error(message: object) -> None:
     err.print(f"error: {one_line(str(message))}", markup=False, emoji=False, highlight=False)
 
 
+def note(message: object) -> None:
+    """Print one `note: <message>` line on stderr (kept one line and printed as typed, like `error`):
+    something the user should know that is not a failure."""
+    err.print(f"note: {one_line(str(message))}", markup=False, emoji=False, highlight=False)
+
+
 def fail(message: object, code: int = EXIT_USAGE) -> NoReturn:
     """Print a one-line error and exit nonzero (EXIT_USAGE: the command could not run)."""
     error(message)
@@ -95,19 +101,20 @@ def items_exit_code(failed: int) -> int:
 
 
 def check_output_path(path: str | Path, kind: Literal["file", "dir"] = "file", *, option: str | None = "--out") -> Path:
-    """Fail (EXIT_USAGE, one line) unless `path` can be written as a `kind`, BEFORE any work starts:
-    an existing path must be of that kind (no file where a folder is wanted, or the reverse); the
-    nearest existing folder on the way must be a folder where a file can really be created (a probe
-    file is made and removed, which is true also for root and read-only mounts) with some space left.
-    Nothing is created. Returns the path."""
+    """Fail (EXIT_USAGE, one line) unless `path` can be written as a `kind`, BEFORE any work starts;
+    the one check of every output path: an existing path must be of that kind (no directory where a
+    file is wanted, no file where a folder is, and never a device, FIFO or socket: the atomic writer
+    would rename over the node, `foldsim.io.replace_target`; a symbolic link is judged by what it
+    names); the nearest existing folder on the way must be a folder (`afile/x` fails) where a file
+    can really be created (a probe file is made and removed, which is true also for root, /proc and
+    read-only mounts) with some space left. Nothing is created. Returns the path."""
+    from ..io import NotRegularFileError, replace_target
+
     path = Path(path)
     label = f"{option}: {path}" if option else str(path)
     try:
-        if path.is_dir() and kind == "file":
-            fail(f"{label}: is a directory, expected a file")
-        if path.exists() and not path.is_dir() and kind == "dir":
-            fail(f"{label}: is a file, expected a directory")
-        folder = path if kind == "dir" else path.parent
+        target = replace_target(path, kind)
+        folder = target if kind == "dir" else target.parent
         while not folder.exists() and folder != folder.parent:
             folder = folder.parent
         if not folder.is_dir():
@@ -117,6 +124,8 @@ def check_output_path(path: str | Path, kind: Literal["file", "dir"] = "file", *
         os.unlink(probe)
         if shutil.disk_usage(folder).free == 0:
             fail(f"{label}: no space left on the device of {folder}")
+    except NotRegularFileError as problem:
+        fail(f"{label}: {problem.strerror}")
     except OSError as problem:
         fail(f"{label}: cannot write there: {problem.strerror or problem}")
     return path

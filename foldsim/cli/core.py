@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from ..progress import counting_bar
+from ..progress import counting_bar, staged_bar
 from .common import (EXIT_USAGE, app, check_output_path, err, error, fail, item_errors, items_exit_code, out,
                      print_json, write_output)
 from .help import SIMULATE, SPACES, FoldsimCommand
@@ -17,15 +17,50 @@ from .help import SIMULATE, SPACES, FoldsimCommand
 # a general sheet family (foldsim.sheet_space), shared by `enumerate --sheet` and `solve --sheet`
 SheetOption = Annotated[str | None, typer.Option("--sheet", metavar="COLSxROWS", help="a general sheet COLSxROWS (e.g. 4x4): its "
                                                  "family of fold sequences instead of MentalBlackboard's")]
-FoldsOption = Annotated[int, typer.Option("--folds", help="with --sheet: 1 up to this many folds")]
-LinesOption = Annotated[str, typer.Option("--lines", metavar="LINES", help="with --sheet: some of grid, diagonal, "
-                                          "halves, thirds, centre-diagonals (comma-separated)")]
-SidesOption = Annotated[str, typer.Option("--sides", metavar="[both|smaller]", help="with --sheet: both (either named side "
-                                          "moves) or smaller")]
-FacesOption = Annotated[str, typer.Option("--faces", metavar="[front|both]", help="with --sheet: front, or both (front and "
-                                          "back folds)")]
-PunchesOption = Annotated[str, typer.Option("--punches", metavar="[centres|half]", help="with --sheet: centres (every cell "
-                                            "centre) or half (every half-cell point inside)")]
+FoldsOption = Annotated[int | None, typer.Option("--folds", help="with --sheet: 1 up to this many folds (default 2)")]
+LinesOption = Annotated[str | None, typer.Option("--lines", metavar="LINES", help="with --sheet: some of grid, "
+                                                 "diagonal, halves, thirds, centre-diagonals, comma-separated "
+                                                 "(default grid,diagonal)")]
+SidesOption = Annotated[str | None, typer.Option("--sides", metavar="[both|smaller]", help="with --sheet: both "
+                                                 "(either named side moves; default) or smaller")]
+FacesOption = Annotated[str | None, typer.Option("--faces", metavar="[front|both]", help="with --sheet: front "
+                                                 "(default) or both (front and back folds)")]
+PunchesOption = Annotated[str | None, typer.Option("--punches", metavar="[centres|half]", help="with --sheet: "
+                                                   "centres (every cell centre; default) or half (every half-cell "
+                                                   "point inside)")]
+
+
+def refuse_unused(given: dict[str, object], reason: str) -> None:
+    """Exit 2 with one line naming the first option of `given` that was given (not None) although
+    the command ignores it in this mode: an option is used or refused, never silently dropped."""
+    for name, value in given.items():
+        if value is not None:
+            fail(f"{name}: not used {reason}")
+
+
+def sheet_family(sheet: str, folds: int | None, lines: str | None, sides: str | None, faces: str | None,
+                 punches: str | None):
+    """The `--sheet` family from the CLI options (their defaults where not given)."""
+    from ..sheet_space import SheetFamily
+
+    def given(value, default):
+        return default if value is None else value
+
+    return SheetFamily.parse(sheet, given(folds, 2), given(lines, "grid,diagonal"), sides=given(sides, "both"),
+                             faces=given(faces, "front"), punches=given(punches, "centres"))
+
+
+def enumerate_sheet(family, **options):
+    """`enumerate_family` with a progress bar on stderr: per fold count, the children folded, their
+    rate and the time left (silent when stderr is not a terminal); InputError before work when the
+    family cannot fit memory, and as soon as a level passes the configuration bound."""
+    from ..sheet_space import enumerate_family
+
+    bar, advance, stage = staged_bar("rows", console=err)
+    size = f"{family.cols}x{family.rows}"
+    with bar:
+        return enumerate_family(family, on_progress=advance, **options,
+                                on_level=lambda k, n: stage(f"enumerating {size}: {k} fold{'s' * (k != 1)}", n))
 
 
 @app.command(cls=FoldsimCommand, rich_help_panel=SIMULATE)
@@ -108,7 +143,8 @@ def simulate(
     Exit codes:
       0  every item was read
       1  some item is invalid (one error line each; the others are answered)
-      2  a file cannot be read, or --out cannot be written
+      2  a file cannot be read (one line; the other files are still answered, as check does), or
+         --out cannot be written
 
     Examples:
       foldsim simulate demo-out/PFHP_Prediction_Data.json --out demo-out/answers.json
@@ -121,33 +157,38 @@ def simulate(
 
     if out_file is not None:
         check_output_path(out_file, "file")
-    answers, failed = [], 0
+    answers, failed, unreadable = [], 0, 0
     for path in files:
         try:
             records = read_records(path)
         except InputError as problem:
-            fail(problem)
+            error(problem)
+            unreadable += 1
+            continue
         results = run(records)
         answers += [r.to_json() for r in results]
         failed += item_errors(path, [r.reason for r in results if r.status == STATUS_INVALID])
+    if unreadable == len(files):  # nothing read: no empty answer list (nor an --out over a good one)
+        raise typer.Exit(EXIT_USAGE)
     if out_file is not None:
         write_output(out_file, json.dumps(answers, indent=1) + "\n")
     else:
         print_json(answers)
-    raise typer.Exit(items_exit_code(failed))
+    raise typer.Exit(EXIT_USAGE if unreadable else items_exit_code(failed))
 
 
 @app.command("enumerate", cls=FoldsimCommand, rich_help_panel=SPACES)
 def enumerate_command(
-    rules: Annotated[str, typer.Option("--rules", metavar="[physical|mentalblackboard]", help="the rule set: "
-                                                          "physical folds, or MentalBlackboard's")] = "physical",
+    rules: Annotated[str | None, typer.Option("--rules", metavar="[physical|mentalblackboard]", help="the rule "
+                                                 "set: physical folds (default), or MentalBlackboard's")] = None,
     pattern: Annotated[str | None, typer.Option("--pattern", help="only this action pattern, e.g. FRF")] = None,
     out_file: Annotated[Path | None, typer.Option("--out", help="write the configurations as a columnar .npz")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {rules, total, by_pattern, ...} as JSON")] = False,
-    sheet: SheetOption = None, folds: FoldsOption = 2, lines: LinesOption = "grid,diagonal",
-    sides: SidesOption = "both", faces: FacesOption = "front", punches: PunchesOption = "centres",
-    family: Annotated[str | None, typer.Option("--family", metavar="FAMILY", help="spatialviz, visfactor, srbench "
-                                               "or mentalblackboard: count that benchmark family's space (docs/families.md)")] = None,
+    sheet: SheetOption = None, folds: FoldsOption = None, lines: LinesOption = None,
+    sides: SidesOption = None, faces: FacesOption = None, punches: PunchesOption = None,
+    family: Annotated[str | None, typer.Option("--family", metavar="FAMILY", help="spatialviz, visfactor, srbench or "
+                                               "mentalblackboard: count that benchmark family's space "
+                                               "(docs/families.md)")] = None,
     level: Annotated[str | None, typer.Option("--level", help="with --family: one level (default: every level)")] = None,
 ) -> None:
     """Count the configurations of a rule set, sheet or benchmark family.
@@ -158,7 +199,8 @@ def enumerate_command(
 
     Exit codes:
       0  counted
-      2  a bad option, or --out cannot be written
+      2  a bad option, an option of another mode, a --sheet family past the memory bounds
+         (docs/errors.md, "Sizes and bounds"), or --out cannot be written
 
     Examples:
       foldsim enumerate --rules mentalblackboard --pattern FRF
@@ -167,6 +209,18 @@ def enumerate_command(
     from ..enumerate import enumeration_report, render_enumeration
     from ..errors import InputError
 
+    sheet_only = {"--folds": folds, "--lines": lines, "--sides": sides, "--faces": faces, "--punches": punches}
+    if family is not None:
+        refuse_unused({"--sheet": sheet, "--rules": rules, "--pattern": pattern, "--out": out_file, **sheet_only},
+                      "with --family (it counts that family's space per level)")
+    elif sheet is not None:
+        refuse_unused({"--rules": rules, "--pattern": pattern, "--level": level},
+                      "with --sheet (it enumerates that sheet's fold sequences; --rules/--pattern are "
+                      "MentalBlackboard's, --level a --family's)")
+    else:
+        refuse_unused({"--level": level, **sheet_only}, "without --family / --sheet (--level picks a --family's "
+                      "level; --folds, --lines, --sides, --faces, --punches describe a --sheet family)")
+    rules = rules or "physical"
     if family is not None:
         from ..families.base import family as family_of
 
@@ -189,13 +243,10 @@ def enumerate_command(
     if out_file is not None:
         check_output_path(out_file, "file")
     if sheet is not None:
-        from ..sheet_space import SheetFamily, enumerate_family, render_space, space_npz_bytes
+        from ..sheet_space import render_space, space_npz_bytes
 
         try:
-            family = SheetFamily.parse(sheet, folds, lines, sides=sides, faces=faces, punches=punches)
-            bar, advance = counting_bar(f"enumerating {sheet}", "rows", console=err)
-            with bar:
-                space = enumerate_family(family, punch=True, on_progress=advance)
+            space = enumerate_sheet(sheet_family(sheet, folds, lines, sides, faces, punches), punch=True)
         except InputError as problem:
             fail(problem)
         if out_file is not None:
@@ -227,8 +278,8 @@ def solve(
     limit: Annotated[int | None, typer.Option("--limit", help="only the first N tasks")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the counts per task as JSON")] = False,
     out_file: Annotated[Path | None, typer.Option("--out", help="write every task's solutions as JSON")] = None,
-    sheet: SheetOption = None, folds: FoldsOption = 2, lines: LinesOption = "grid,diagonal",
-    sides: SidesOption = "both", faces: FacesOption = "front", punches: PunchesOption = "centres",
+    sheet: SheetOption = None, folds: FoldsOption = None, lines: LinesOption = None,
+    sides: SidesOption = None, faces: FacesOption = None, punches: PunchesOption = None,
     target: Annotated[str | None, typer.Option("--target", metavar="JSON", help="with --sheet: target holes as JSON (or a JSON "
                                                "file): [[x, y], ...] one target, [[[x, y], ...], ...] several")] = None,
 ) -> None:
@@ -241,7 +292,9 @@ def solve(
     Exit codes:
       0  every task was read (unsolvable ones included: that is an answer)
       1  some task cannot be read (one error line each; the others are solved)
-      2  the file cannot be read, or a bad option
+      2  the file cannot be read, an option of the other mode is given (--limit takes a planning
+         file's first tasks; --target and the family options are --sheet's), or a --sheet family
+         passes the memory bounds (docs/errors.md, "Sizes and bounds")
 
     Examples:
       foldsim generate --task planning --count 3 --seed 2024 --out demo-out/planning
@@ -255,16 +308,16 @@ def solve(
     if out_file is not None:
         check_output_path(out_file, "file")
     if sheet is not None or tasks is None:
-        from ..sheet_space import SheetFamily, enumerate_family, read_targets, render_solutions, solve_json, solve_targets
+        from ..sheet_space import read_targets, render_solutions, solve_json, solve_targets
 
         if sheet is None or target is None or tasks is not None:
             fail("give a planning file, or --sheet with --target (not both)")
+        refuse_unused({"--limit": limit}, "with --sheet (it takes the first N tasks of a planning file; every "
+                      "--target of a --sheet run is solved, and --out writes every plan)")
         try:
-            family = SheetFamily.parse(sheet, folds, lines, sides=sides, faces=faces, punches=punches)
+            family = sheet_family(sheet, folds, lines, sides, faces, punches)
             targets = read_targets(target)
-            bar, advance = counting_bar(f"enumerating {sheet}", "rows", console=err)
-            with bar:
-                space = enumerate_family(family, punch=True, on_progress=advance)
+            space = enumerate_sheet(family, punch=True)
         except InputError as problem:
             fail(problem)
         found = solve_targets(space, targets)
@@ -275,6 +328,8 @@ def solve(
         else:
             render_solutions(space, found, out)
         return
+    refuse_unused({"--target": target, "--folds": folds, "--lines": lines, "--sides": sides, "--faces": faces,
+                   "--punches": punches}, "without --sheet (they describe a --sheet family and its targets)")
     try:
         bar, advance = counting_bar("solving", "tasks", console=err)
         with bar:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .common import app, err, fail, out, print_json
+from .common import app, check_output_path, err, fail, out, print_json
 from .help import DATASETS, FoldsimCommand
 
 # options shared by the commands that write media (generate, render)
@@ -32,6 +32,19 @@ BackendOption = Annotated[str, typer.Option("--backend", metavar="[local|ray]", 
                                            "processes) or ray (Ray tasks)")]
 AddressOption = Annotated[str | None, typer.Option(
     "--address", help="ray: the cluster to run on (auto, HOST:6379, ray://HOST:10001); default: a local instance")]
+VerboseOption = Annotated[bool, typer.Option("--verbose", help="with --video/--frames: say which OpenGL renderer "
+                                             "draws the 3-D media (platform, vendor, renderer, version)")]
+
+
+def say_renderer(request, verbose: bool) -> None:
+    """With --verbose and 3-D media asked for: one `note:` line naming the OpenGL renderer (a GPU's
+    EGL or Mesa's llvmpipe on the CPU; render workers inherit the same environment, so the same one),
+    before any work."""
+    if verbose and request.animated:
+        from ..render.scene import gl_renderer
+        from .common import note
+
+        note(f"3-D renderer: {gl_renderer()}")
 
 
 def _worker_count(workers: int | None) -> int:
@@ -94,6 +107,7 @@ def generate(
     as_json: Annotated[bool, typer.Option("--json", help="print {data, records, rendered, skipped, failed}")] = False,
     no_media: Annotated[bool, typer.Option("--no-media", help="with --family: write the records only, not the "
                                            "family's images")] = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Generate a dataset of new items, with the media asked for.
 
@@ -117,14 +131,24 @@ def generate(
         if task is not None:
             fail(f"--task: not used with --family (generate --family {family} writes that family's multiple-choice "
                  "items; --task writes a MentalBlackboard task)")
+        from ..limits import FAMILY_ITEM_BYTES
+        from .core import refuse_unused
+
         task_only = {"--group": group, "--attribute": attribute, "--allow-odd-totals": allow_odd_totals or None,
                      "--options": options_per_item, "--distractors": distractors, "--similarity": similarity,
                      "--cues": cues, "--video": video or None, "--images": images or None, "--text": text or None,
                      "--frames": frames or None}
-        given = [name for name, value in task_only.items() if value is not None]
-        if given:
-            fail(f"{given[0]}: not used with --family (a family's items are drawn by its own rules, in its own "
-                 "images; --no-media leaves them out; --task takes these options)")
+        refuse_unused(task_only, "with --family (a family's items are drawn by its own rules, in its own images; "
+                      "--no-media leaves them out; --task takes these options)")
+        media_only = {"--width": width, "--height": height, "--fps": fps, "--cadence": cadence,
+                      "--folding-fps": folding_fps, "--unfolding-fps": unfolding_fps,
+                      "--seconds-per-action": seconds_per_action, "--elevation": elevation, "--captions": captions}
+        refuse_unused(media_only, "with --family (a family's images are drawn at that benchmark's own size and "
+                      "style; these options shape --task videos and frames)")
+        most = family_count_bound()
+        if not 0 <= count <= most:  # before any work: a run holds every record until it writes them
+            fail(f"--count: must be 0 to {most:,} items per --family run (a run holds all its records in memory, "
+                 f"{FAMILY_ITEM_BYTES >> 10} KiB each; write more as several runs with --first-id), got {count:,}")
         generate_family_command(family, level, count, seed, out_dir, first_id, as_json, splits=splits,
                                 media=not no_media, workers=_worker_count(workers), backend=backend,
                                 address=address)
@@ -150,6 +174,8 @@ def generate(
         _check_backend(backend, address)
     except InputError as error:
         fail(str(error))
+    check_output_path(out_dir, "dir")  # the one output check (no device, FIFO, file, unwritable place)
+    say_renderer(request, verbose)
     try:
         path, records, report = write_dataset(options, out_dir, request, workers=_worker_count(workers),
                                               backend=backend, address=address, console=err)
@@ -175,6 +201,15 @@ def _print_render_report(report, as_json: bool = False, extra: dict | None = Non
     if report.fatal:  # the output itself failed (full, read-only): finished items are kept, rerun resumes
         fail(report.fatal)
     raise typer.Exit(1 if report.failed else 0)
+
+
+def family_count_bound() -> int:
+    """The most items one `generate --family` run may hold: MAX_FAMILY_COUNT, or fewer where the
+    memory budget (never below limits.MAX_ROW_BYTES) holds fewer at FAMILY_ITEM_BYTES each."""
+    from ..batching import call_bytes_bound, memory_budget_bytes
+    from ..limits import FAMILY_ITEM_BYTES, MAX_FAMILY_COUNT
+
+    return min(MAX_FAMILY_COUNT, call_bytes_bound(memory_budget_bytes()) // FAMILY_ITEM_BYTES)
 
 
 def _check_backend(backend: str, address: str | None) -> None:
@@ -214,6 +249,7 @@ def render(
     backend: BackendOption = "local",
     address: AddressOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {rendered, skipped, failed} as JSON")] = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Render the media of an existing dataset file.
 
@@ -243,6 +279,8 @@ def render(
         fail(str(error))
     if not request.modalities:
         fail("--video/--frames/--images/--text: ask for at least one modality")
+    check_output_path(out_dir, "dir")  # the one output check (no device, FIFO, file, unwritable place)
+    say_renderer(request, verbose)
     wanted = [i for chunk in ids for i in chunk.split(",") if i] if ids else None
     drawable, failed = renderable(records, wanted)
     try:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .common import EXIT_ITEMS, EXIT_USAGE, app, err, error, fail, out, print_json
+from .common import EXIT_ITEMS, EXIT_USAGE, app, check_output_path, err, error, fail, out, print_json
 from .help import DATASETS, FoldsimCommand
 
 
@@ -27,6 +27,7 @@ def generate_family_command(name: str, level: str | None, count: int, seed: int,
 
         split_spec = parse_splits(splits) if splits is not None else ()
         _check_backend(backend, address)
+        check_output_path(out_dir, "dir")  # before any item is drawn
         written, report = fam.write_run(out_dir, count, seed, level, console=err, media=media, splits=split_spec,
                                         workers=workers, backend=backend, address=address, first_id=first_id)
     except InputError as problem:
@@ -75,10 +76,7 @@ def audit(
             error(problem)
             code = EXIT_USAGE
             continue
-        if family is not None:
-            records = [r if not isinstance(r, dict) or r.get("family") in (None, family)
-                       else {"id": r.get("id"), "item": None} for r in records]
-        report = audit_records(records, str(path))
+        report = audit_records(records, str(path), family=family)
         reports.append(report)
         if not report.all_ok:
             code = max(code, EXIT_ITEMS)
@@ -88,12 +86,11 @@ def audit(
     for report in reports:
         if not as_json:
             s = report.summary()
-            out.print(f"{report.file}: {s['ok']}/{s['items']} keys are the physical answer", markup=False)
+            out.print(f"{report.file}: {s['ok']}/{s['items']} keys are the physical answer", markup=False, emoji=False)
         for item in report.items:
-            if item.verdict == INVALID:
-                err.print(f"error: {report.file}: {item.reason}", markup=False)
-            elif item.verdict == DIFFERS:
-                err.print(f"error: {report.file}: {item.reason}", markup=False)
+            if item.verdict in (INVALID, DIFFERS):  # one line, the id's newlines/ESC/markup escaped (common.error)
+                error(f"{report.file}: {item.reason}")
+            if item.verdict == DIFFERS:
                 if not as_json:
                     for hole in item.only_key:
                         out.print(f"    - key only:     ({hole.x}, {hole.y}) {hole.to_dict()}", markup=False)

@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .common import app, check_output_path, fail, item_errors, items_exit_code, out, print_json, write_output
+from .common import app, check_output_path, fail, item_errors, items_exit_code, out, print_json
 from .help import SIMULATE, FoldsimCommand
-
-#: characters kept in a file name made from an item id (the rest become "_")
-UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
-
-
-def file_name(name: str) -> str:
-    """`<id>.fold` with the id made safe as one file name (no folders, no leading dot)."""
-    safe = UNSAFE_NAME.sub("_", name)[:120].lstrip(".") or "item"
-    return f"{safe}.fold"
 
 
 @app.command("fold", cls=FoldsimCommand, rich_help_panel=SIMULATE)
@@ -44,7 +34,7 @@ def fold_command(
     """
     from ..errors import InputError, debugging, internal_error_text
     from ..foldfile import fold_document
-    from ..io import read_records, record_name, record_object
+    from ..io import FileNames, NotRegularFileError, atomic_write_text, read_records, record_name, record_object
 
     check_output_path(out_dir, "dir")
     try:
@@ -53,15 +43,12 @@ def fold_command(
         fail(problem)
     errors: list[str] = []
     written: list[str] = []
-    taken: dict[str, str] = {}
+    names = FileNames()  # one safe name per id (foldsim.io.safe_file_name), never one file for two items
     for index, record in enumerate(records):
         name = record_name(record, index + 1)
         try:
             document = fold_document(record_object(record, name), index=index)
-            target = file_name(document["file_title"])
-            if target in taken:
-                raise InputError(f"{target} is already written for item {taken[target]} (item ids must differ)",
-                                 item=name, field="id")
+            target = f"{names.claim(document['file_title'], name)}.fold"
         except InputError as problem:
             errors.append(str(problem if problem.item else problem.at(item=name)))
             continue
@@ -70,8 +57,14 @@ def fold_command(
                 raise
             errors.append(f"{name}: {internal_error_text(problem)}")
             continue
-        taken[target] = name
-        write_output(out_dir / target, json.dumps(document, indent=1) + "\n")
+        try:
+            atomic_write_text(out_dir / target, json.dumps(document, indent=1) + "\n")
+        except NotRegularFileError as problem:  # a device or FIFO at this item's path: this item's error
+            errors.append(f"{name}: {problem.filename}: cannot write: {problem.strerror}")
+            continue
+        except OSError as problem:  # the folder itself fails (full, read-only): the rest would too
+            item_errors(items, errors)
+            fail(f"--out: {out_dir / target}: cannot write: {problem.strerror or problem}")
         written.append(target)
     failed = item_errors(items, errors)
     if as_json:

@@ -51,78 +51,88 @@ class AuditReport:
                 "invalid": counts[INVALID], "problems": [i.to_json() for i in self.items if i.verdict != OK]}
 
 
-def _keyed(record: dict, name: str):
-    """(item, keyed holes, {label: holes}) of one record; InputError naming the field."""
+def _keyed(record: object, name: str, family: str | None = None):
+    """(item, keyed holes, {label: holes}) of one record; InputError naming the field. `family`:
+    the family the records must be from (a record of another one is refused, naming its family)."""
     if not isinstance(record, dict):
         raise InputError(f"must be an object, got {describe(record)}", item=name)
+    if family is not None and record.get("family") not in (None, family):
+        theirs = record["family"]
+        raise InputError(f"is a record of {theirs if isinstance(theirs, str) else describe(theirs)}, not of {family} "
+                         f"(audit --family {family})", item=name, field="family")
     if "item" not in record:
         raise InputError("is missing", item=name, field="item")
     try:
-        item = item_from_record(record["item"])
+        item = item_from_record(record["item"], name=name)
     except InputError as err:
         raise err.at(item=name, field_prefix="item") from None
     options = record.get("options")
     answer = record.get("answer")
     if not isinstance(options, list) or not options:
         raise InputError(f"must be a non-empty list, got {describe(options)}", item=name, field="options")
-    by_label = {}
+    by_label: dict[str, tuple[PointHole, ...]] = {}
     for i, option in enumerate(options):
         if not isinstance(option, dict) or not isinstance(option.get("label"), str):
             raise InputError("must be an object with a label", item=name, field=f"options[{i}]")
+        label = option["label"]
+        if label in by_label:
+            raise InputError(f"repeats the label {describe(label)}: each option needs its own", item=name,
+                             field=f"options[{i}].label")
         try:
-            by_label[option["label"]] = holes_from_json(option.get("resultHoles"), f"options[{i}].resultHoles")
+            by_label[label] = holes_from_json(option.get("resultHoles"), f"options[{i}].resultHoles")
         except InputError as err:
             raise err.at(item=name) from None
-    if answer not in by_label:
+    if not isinstance(answer, str) or answer not in by_label:
         raise InputError(f"must be one of the option labels {', '.join(by_label)}, got {describe(answer)}",
                          item=name, field="answer")
     return item, by_label[answer], by_label
 
 
-def audit_records(records: list, file: str = "items") -> AuditReport:
+def audit_records(records: list, file: str = "items", *, family: str | None = None) -> AuditReport:
+    """Audit every record, in order: one AuditItem each, never an exception (a record that cannot be
+    read or simulated is that record's `invalid` verdict, named by its id, else its JSON Lines line,
+    else "item <index>"). `family`: records of another family are invalid (their family named)."""
     from ..engine import simulate_items
+    from ..errors import debugging, internal_error_text
+    from ..simulate import record_positions
 
-    report = AuditReport(file)
-    parsed = []
+    positions = record_positions(records, len(records))
+    names = [r["id"] if isinstance(r, dict) and isinstance(r.get("id"), str) and r["id"] else positions[i]
+             for i, r in enumerate(records)]
+    verdicts: list[AuditItem | None] = [None] * len(records)
+    parsed: dict[int, tuple] = {}
     for index, record in enumerate(records):
-        name = record.get("id") if isinstance(record, dict) and isinstance(record.get("id"), str) else f"item {index + 1}"
         try:
-            parsed.append((name, *_keyed(record, name)))
+            parsed[index] = _keyed(record, names[index], family)
         except InputError as err:
-            report.items.append(AuditItem(name, INVALID, str(err)))
-            parsed.append(None)
-    todo = [p for p in parsed if p is not None]
-    results = iter(simulate_items([p[1] for p in todo]))
-    out = []
-    for p, existing in zip(parsed, [None] * len(parsed), strict=True):
-        if p is None:
-            continue
-        name, _, key, by_label = p
-        result = next(results)
-        if not result.ok:
-            out.append(AuditItem(name, INVALID, f"{name}: the item cannot be simulated: {result.reason}"))
-            continue
-        physics = Counter(seen_as(h) for h in result.holes)
-        keyed = Counter(seen_as(h) for h in key)
-        if physics == keyed:
-            out.append(AuditItem(name, OK))
-            continue
-        only_key = tuple(sorted((keyed - physics).elements()))
-        only_physics = tuple(sorted((physics - keyed).elements()))
-        match = next((label for label, holes in by_label.items() if Counter(seen_as(h) for h in holes) == physics), None)
-        out.append(AuditItem(name, DIFFERS, f"{name}: the keyed option is not the physical answer "
-                             f"({len(only_key)} hole(s) only in the key, {len(only_physics)} only in the physics; "
-                             f"physical answer: {match or 'no option'})", only_key, only_physics, match))
-    # keep the file's order: invalid records were appended first, put everything back in order
-    by_name = {}
-    for item in report.items + out:
-        by_name.setdefault(item.id, []).append(item)
-    ordered = []
-    for index, record in enumerate(records):
-        name = record.get("id") if isinstance(record, dict) and isinstance(record.get("id"), str) else f"item {index + 1}"
-        ordered.append(by_name[name].pop(0))
-    report.items = ordered
+            verdicts[index] = AuditItem(names[index], INVALID, str(err))
+        except Exception as err:  # noqa: BLE001  (one record's bug is that record's verdict)
+            if debugging():
+                raise
+            verdicts[index] = AuditItem(names[index], INVALID, f"{names[index]}: {internal_error_text(err)}")
+    todo = list(parsed)
+    results = simulate_items([parsed[i][0] for i in todo], names=[names[i] for i in todo])
+    for index, result in zip(todo, results, strict=True):
+        verdicts[index] = _verdict(names[index], result, *parsed[index][1:])
+    report = AuditReport(file)
+    report.items = [v for v in verdicts if v is not None]
     return report
+
+
+def _verdict(name: str, result, key: tuple[PointHole, ...], by_label: dict) -> AuditItem:
+    """Whether the keyed holes are the simulated ones, and which option is, where not."""
+    if not result.ok:
+        return AuditItem(name, INVALID, f"{name}: the item cannot be simulated: {result.reason}")
+    physics = Counter(seen_as(h) for h in result.holes)
+    keyed = Counter(seen_as(h) for h in key)
+    if physics == keyed:
+        return AuditItem(name, OK)
+    only_key = tuple(sorted((keyed - physics).elements()))
+    only_physics = tuple(sorted((physics - keyed).elements()))
+    match = next((label for label, holes in by_label.items() if Counter(seen_as(h) for h in holes) == physics), None)
+    return AuditItem(name, DIFFERS, f"{name}: the keyed option is not the physical answer "
+                     f"({len(only_key)} hole(s) only in the key, {len(only_physics)} only in the physics; "
+                     f"physical answer: {match or 'no option'})", only_key, only_physics, match)
 
 
 def audit_file(path) -> AuditReport:

@@ -205,7 +205,7 @@ def holes_to_json(holes: Sequence[PointHole]) -> list[dict]:
 
 def holes_from_json(rows: object, where: str) -> tuple[PointHole, ...]:
     """PointHoles from [{"x", "y", "shape", "size", "direction"}] (InputError naming `where`)."""
-    from ..sheets import as_fraction
+    from ..sheets import PUNCH_SHAPES, PUNCH_SIZES, as_fraction
 
     if not isinstance(rows, list):
         raise InputError(f"must be a list of holes, got {describe(rows)}", field=where)
@@ -217,9 +217,15 @@ def holes_from_json(rows: object, where: str) -> tuple[PointHole, ...]:
             direction = row.get("direction", 0)
             if isinstance(direction, bool) or not isinstance(direction, int):
                 raise InputError(f"must be whole degrees, got {describe(direction)}", field="direction")
+            for key, allowed, default in (("shape", PUNCH_SHAPES, "circle"), ("size", PUNCH_SIZES, "small")):
+                value = row.get(key, default)
+                if not isinstance(value, str) or value not in allowed:
+                    raise InputError(f"must be one of {', '.join(allowed)}, got {describe(value)}", field=key)
+            mirrored = row.get("mirrored", False)
+            if not isinstance(mirrored, bool):
+                raise InputError(f"must be true or false, got {describe(mirrored)}", field="mirrored")
             out.append(PointHole(as_fraction(row.get("x"), "x"), as_fraction(row.get("y"), "y"),
-                                 str(row.get("shape", "circle")), str(row.get("size", "small")), direction % 360,
-                                 bool(row.get("mirrored", False))))
+                                 row.get("shape", "circle"), row.get("size", "small"), direction % 360, mirrored))
         except InputError as err:
             raise InputError(err.message, field=f"{where}[{i}].{err.field}") from None
     return tuple(sorted(out))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ...errors import InputError
 from ...families.mentalblackboard import SHEET
-from ...io import atomic_write_bytes
+from ...io import atomic_write_bytes, safe_file_name  # the one sanitiser of file names from data
 from ...render.images import ImageStyle, image_dir, png_bytes, step_images
 from ...render.text import steps_text, text_dir
 from ...trace import trace
@@ -32,7 +32,6 @@ RECORD_MEDIA = {"resultImg": "result (3-D)", "foldingVideo": "folding video", "u
 #: a record field naming one image per option label (the choice tasks)
 OPTION_IMAGES = "optionImgs"
 _STEP_RE = re.compile(r"_fold_(\d+)_[^/]*\.png$")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 TEXT_CHARS = 20_000  # a text grid longer than this is cut (it is a few hundred characters normally)
 
 
@@ -172,12 +171,6 @@ class InlineSink:
             return None
         self.used += size
         return data_uri(medium.read(), medium.name)
-
-
-def safe_file_name(name: str) -> str:
-    """A file name made of letters, digits, `.`, `_` and `-` only, never hidden or empty: ids become
-    file names here, and an id may hold anything (`../`, `<`, spaces)."""
-    return (_UNSAFE.sub("_", name).lstrip(".") or "file")[-120:]
 
 
 class AssetSink:
