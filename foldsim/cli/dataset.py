@@ -123,7 +123,7 @@ def generate(
 
     Examples:
       foldsim generate --task choice --count 3 --seed 1 --out demo-out/choice-small --text
-      foldsim generate --family visfactor --level normal --count 2 --out demo-out/families/visfactor
+      foldsim generate --family visfactor --level normal --count 2 --out demo-out/visfactor
     """
     if family is not None:
         from .families import generate_family_command

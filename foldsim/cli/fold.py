@@ -30,7 +30,7 @@ def fold_command(
       2  the file cannot be read, or --out cannot be written
 
     Examples:
-      foldsim fold demo-out/families/spatialviz/spatialviz_items.json --out demo-out/families/fold
+      foldsim fold demo-out/families/spatialviz/spatialviz_items.json --out demo-out/fold
     """
     from ..errors import InputError, debugging, internal_error_text
     from ..foldfile import fold_document

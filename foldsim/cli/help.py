@@ -44,7 +44,7 @@ ORDER = ("simulate", "check", "fold", "enumerate", "solve", "verify", "generate"
 
 #: the most characters of a command's summary (its line in the overview)
 SUMMARY_LIMIT = 70
-#: the section headings of a command's docstring, in the order they must come
+#: the section headings of a command's docstring (Exit codes, then Examples)
 EXIT_CODES = "Exit codes:"
 EXAMPLES = "Examples:"
 
@@ -72,9 +72,15 @@ class CommandDoc:
 
     @property
     def epilog(self) -> str:
-        """The Exit codes and Examples sections as printed after the options."""
+        """The Exit codes and Examples sections as printed after the options (a long meaning wrapped
+        under itself, every line within a 100-column terminal)."""
+        import textwrap
+
         width = max((len(code) for code, _ in self.exit_codes), default=0)
-        lines = [EXIT_CODES, *(f"  {code:<{width}}  {meaning}" for code, meaning in self.exit_codes)]
+        lines = [EXIT_CODES]
+        for code, meaning in self.exit_codes:
+            lines += textwrap.wrap(meaning, EXAMPLE_WIDTH + 2, initial_indent=f"  {code:<{width}}  ",
+                                   subsequent_indent=" " * (width + 4), break_on_hyphens=False)
         lines += ["", EXAMPLES, *(f"  {line}" for example in self.examples for line in example_lines(example))]
         return "\n".join(lines)
 
