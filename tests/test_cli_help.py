@@ -106,6 +106,22 @@ def test_version_is_the_installed_one(flag):
     assert result.exit_code == 0 and result.stdout == f"foldsim {version('foldsim')}\n"
 
 
+def test_shell_completion_completes_commands_and_options():
+    """What `foldsim --install-completion` sets up: the shell asks foldsim for the words that fit."""
+    import subprocess
+    import sys
+
+    def complete(words: str) -> list[str]:
+        env = {**os.environ, "_FOLDSIM_COMPLETE": "complete_bash", "COMP_WORDS": words,
+               "COMP_CWORD": str(len(words.split()) - 1)}
+        done = subprocess.run([sys.executable, "-m", "foldsim"], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert complete("foldsim re") == ["render", "render-item", "requests", "report"]
+    assert complete("foldsim check --") == ["--json", "--engine", "--help"]
+
+
 def test_manual_is_the_help():
     """docs/cli.md is what `make cli-docs` writes from the commands now (run it after changing a command)."""
     from foldsim.cli.manual import render
