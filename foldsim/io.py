@@ -299,13 +299,12 @@ def node_kind(mode: int) -> str:
 
 
 def replace_target(path: str | Path, kind: str = "file") -> Path:
-    """The path an atomic write renames its new `kind` ("file" or "dir") onto: `path`, or, where `path`
-    is a symbolic link, the path the link names (written through: the link stays and shows the new
-    file; a link to a device is never followed onto it). NotRegularFileError where something other
-    than a `kind` is there (a device, a FIFO, a socket, a directory where a file is wanted)."""
+    """`path`, checked as the place an atomic write renames its new `kind` ("file" or "dir") onto:
+    NotRegularFileError where something other than a `kind` is there: a device, a FIFO, a socket, a
+    directory where a file is wanted (or the reverse), and a symbolic link, which is neither written
+    through (a link planted in an output folder could send the write anywhere) nor replaced (the
+    link may be a system's: /dev/stdout). Nothing there yet is fine."""
     path = Path(path)
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
     try:
         mode = path.lstat().st_mode
     except (FileNotFoundError, NotADirectoryError):  # nothing there yet (or a file on the way: mkdir says so)
@@ -318,8 +317,7 @@ def replace_target(path: str | Path, kind: str = "file") -> Path:
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write `data` to `path` so a reader sees the old file or the whole new one, never a part; never
-    over a device, FIFO or socket (`replace_target`: NotRegularFileError), through a symbolic link
-    to the file it names."""
+    over a device, FIFO, socket or symbolic link (`replace_target`: NotRegularFileError)."""
     path = replace_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".tmp")

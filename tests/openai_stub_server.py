@@ -12,13 +12,19 @@ retries, resumption and that nothing is asked or written twice:
                                                      for `stall` seconds, a dropped connection, a
                                                      200 that is not JSON, a 400; then the answer
      "delay": 0.0,                                   seconds before every answer
+     "hold_after": null,                             when a number n: answers after the first n wait
+                                                     until the test allows more (`StubServer.allow`),
+                                                     so a client is provably mid-run while held; a
+                                                     held request whose client hangs up is dropped
+                                                     (logged "abandoned")
      "stall": 5.0,
      "api_key": null,                                when set, other keys get 401
      "log_messages": false}                          when true, each valid request's messages
                                                      are logged too (row field "messages")
 
 Requests are checked against the chat format (model, messages, content parts of type text /
-image_url / video_url with data: or http(s) URLs); a bad one gets 400 and is logged as "invalid".
+image_url / video_url with data: or http(s) URLs); a bad one gets 400 and is logged as "invalid". A
+body cut short (the client hung up while sending it) gets no answer and is logged as "incomplete".
 
 Run: `python tests/openai_stub_server.py SCRIPT.json LOG.jsonl`; it prints `PORT <n>` when ready.
 Tests use `StubServer` (a context manager that starts and stops the process).
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import select
 import socket
 import subprocess
 import sys
@@ -84,9 +91,32 @@ class Script:
         self.stall = float(data.get("stall", 5.0))
         self.api_key = data.get("api_key")
         self.log_messages = bool(data.get("log_messages", False))
+        self.hold_after = data.get("hold_after")
+        self.allow_path = allow_path(log_path)
+        self.given = 0  # answers let through the hold so far
         self.counts: dict[str, int] = {}
         self.lock = threading.Lock()
         self.log_handle = open(log_path, "a", encoding="utf-8")
+
+    def allowed(self) -> int:
+        """How many answers may be given now: `hold_after`, or what the test allowed since."""
+        try:
+            return int(self.allow_path.read_text())
+        except (OSError, ValueError):
+            return self.hold_after
+
+    def take_turn(self) -> bool:
+        """Claim the right to answer now (always, without a hold)."""
+        with self.lock:
+            if self.hold_after is not None and self.given >= self.allowed():
+                return False
+            self.given += 1
+            return True
+
+    def return_turn(self) -> None:
+        """An answer that could not be delivered (the client hung up) does not count."""
+        with self.lock:
+            self.given -= 1
 
     def next_outcome(self, key: str) -> tuple[int, str]:
         with self.lock:
@@ -123,7 +153,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
         script = self.script
-        raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+        length = int(self.headers.get("content-length", 0))
+        raw = self.rfile.read(length)
+        if len(raw) < length:
+            script.log(key=None, n=0, outcome="incomplete", received=len(raw), length=length)
+            self.close_connection = True
+            return None
         if not self.path.rstrip("/").endswith("/v1/chat/completions"):
             script.log(key=None, n=0, outcome="not_found", path=self.path)
             return self._error(404, f"no route {self.path}")
@@ -162,6 +197,9 @@ class Handler(BaseHTTPRequestHandler):
             return None
         if outcome == "garbage":
             return self._reply(200, b"<html>not json")
+        if not self._hold(script):
+            script.log(key=key, n=n, outcome="abandoned")
+            return None
         time.sleep(script.delay)
         content = script.answers.get(key, script.default)
         prompt_tokens = len(raw) // 4
@@ -173,7 +211,31 @@ class Handler(BaseHTTPRequestHandler):
         try:
             self._reply(200, json.dumps(answer).encode())
         except (BrokenPipeError, ConnectionResetError):
-            pass
+            script.return_turn()
+
+    def _hold(self, script: Script, limit: float = 300.0) -> bool:
+        """Wait for a turn to answer (see `hold_after`); False when the client hung up first (or,
+        as a backstop against a test that forgets to allow more, after `limit` seconds)."""
+        deadline = time.monotonic() + limit
+        while not self._client_gone() and time.monotonic() < deadline:
+            if script.take_turn():
+                return True
+            time.sleep(0.01)
+        self.close_connection = True
+        return False
+
+    def _client_gone(self) -> bool:
+        """The client closed its end (a cancelled request): the socket reads as end of file."""
+        readable, _, _ = select.select([self.connection], [], [], 0)
+        try:
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+
+def allow_path(log_path: Path) -> Path:
+    """The file through which a test raises the number of answers a held server may give."""
+    return Path(log_path).with_name("stub_allow")
 
 
 def serve(script_path: str, log_path: str) -> None:
@@ -196,6 +258,7 @@ class StubServer:
         self.log_path = self.folder / "stub_log.jsonl"
         self.script_path.write_text(json.dumps(script))
         self.log_path.write_text("")
+        allow_path(self.log_path).unlink(missing_ok=True)
         self.process: subprocess.Popen | None = None
         self.url = ""
 
@@ -211,6 +274,12 @@ class StubServer:
 
     def log(self) -> list[dict]:
         return [json.loads(line) for line in self.log_path.read_text().splitlines() if line.strip()]
+
+    def allow(self, answers: int) -> None:
+        """Let a server scripted with `hold_after` give `answers` answers in all (held requests go on)."""
+        scratch = self.folder / "stub_allow.tmp"
+        scratch.write_text(str(answers))
+        scratch.replace(allow_path(self.log_path))
 
     def __exit__(self, *exc) -> None:
         if self.process is not None:

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,9 +22,8 @@ from cli_invoke import invoke
 from foldsim.eval.prompts import Templates, dataset_prompts
 from foldsim.eval.requests import RequestOptions, chat_messages
 from openai_stub_server import StubServer, message_key
-from test_runner import wait_for_rows
+from test_runner import start_foldsim, wait_for_rows
 
-ROOT = Path(__file__).resolve().parents[1]
 MODEL = "stub-model"
 SYSTEM = "You are careful."
 COUNT = 3
@@ -273,22 +269,22 @@ def assert_scores_perfectly(dataset: Path, task: str, answers: Path) -> None:
 @pytest.mark.parametrize("name", list(LEVELS))
 def test_run_is_interrupted_resumes_and_scores(generated, tmp_path, name):
     """`foldsim run` on a family's choice items is stopped with Ctrl-C after its first answer, run
-    again to the end: every item answered once, none that was written asked again, score 1.0."""
+    again to the end: every item answered once, none that was written asked again, score 1.0. The
+    stub holds every answer after the first until allowed: the run is mid-flight when stopped."""
     dataset = generated[name] / f"{name}_items.json"
     ids = [r["id"] for r in records_of(dataset)]
     keys, answers = stub_answers(dataset, "family-choice")
     out = tmp_path / "answers.jsonl"
-    with StubServer({"answers": answers, "delay": 0.4}, tmp_path / "stub") as server:
-        process = subprocess.Popen([sys.executable, "-m", "foldsim", *run_args(dataset, "family-choice", server.url, out)],
-                                   cwd=ROOT, env={**os.environ, "PYOPENGL_PLATFORM": "egl"}, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
+    with StubServer({"answers": answers, "hold_after": 1}, tmp_path / "stub") as server:
+        process = start_foldsim(run_args(dataset, "family-choice", server.url, out))
         wait_for_rows(out, 1, process)
         process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=30)
+        _, stderr = process.communicate(timeout=60)
         assert process.returncode == 130, stderr
         assert "interrupted; run the same command again to resume" in stderr
         before = [row["id"] for row in lines(out)]
-        assert 1 <= len(before) < len(ids)
+        assert len(before) == 1
+        server.allow(10**6)
         resumed = invoke(*run_args(dataset, "family-choice", server.url, out), "--json")
         assert resumed.exit_code == 0, resumed.output
         log = server.log()
@@ -298,7 +294,7 @@ def test_run_is_interrupted_resumes_and_scores(generated, tmp_path, name):
     assert sorted(got) == sorted(ids) and all("response" in row for row in lines(out))
     answered = [entry["key"] for entry in log if entry["outcome"] == "answer"]
     assert all(answered.count(keys[i]) == 1 for i in before)  # written before Ctrl-C: never asked again
-    assert {entry["images"] for entry in log} == {1 + len(records_of(dataset)[0].get("optionImgs", []))}
+    assert {entry["images"] for entry in log if entry["outcome"] == "answer"} == {1 + len(records_of(dataset)[0].get("optionImgs", []))}
     assert_scores_perfectly(dataset, "family-choice", out)
 
 

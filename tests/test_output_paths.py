@@ -123,13 +123,24 @@ def test_the_atomic_writer_never_renames_over_a_non_regular_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []  # no temp file left
 
 
-def test_the_atomic_writer_writes_through_a_link_to_a_regular_file(tmp_path):
-    (tmp_path / "real.json").write_text("old")
-    link = tmp_path / "link.json"
-    link.symlink_to("real.json")
-    atomic_write_bytes(link, b"new")
-    assert link.is_symlink() and (tmp_path / "real.json").read_text() == "new"
-    assert replace_target(link) == (tmp_path / "real.json").resolve()
+def test_the_atomic_writer_neither_writes_through_a_link_nor_replaces_it(tmp_path):
+    """A link to a regular file (or to nothing) is refused: writing through it could land anywhere
+    (a link planted in an output folder), replacing it could break a system's link (/dev/stdout)."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    for link, target in ((tmp_path / "link.json", outside), (tmp_path / "dangling.json", tmp_path / "nowhere" / "x")):
+        link.symlink_to(target)
+        with pytest.raises(NotRegularFileError, match="is a symbolic link, expected a file"):
+            atomic_write_bytes(link, b"new")
+        assert link.is_symlink() and os.readlink(link) == str(target)
+    assert outside.read_text() == "keep" and not (tmp_path / "nowhere").exists()
+
+
+def test_an_output_folder_may_be_a_link_to_a_folder(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "out").symlink_to(tmp_path / "real")
+    done = invoke("fold", items_file(tmp_path, [GOOD]), "--out", tmp_path / "out")
+    assert done.exit_code == EXIT_OK and (tmp_path / "real" / "g.fold").is_file()
 
 
 def test_frame_folders_and_videos_are_never_written_over_a_fifo(tmp_path):
@@ -159,12 +170,15 @@ def refused_outputs(tmp_path: Path, kind: str) -> dict[Path, str]:
         cases[a_file] = "is a file, expected a directory"
     else:
         cases[tmp_path] = "is a directory, expected a file"
+        link = tmp_path / "link-to-file"  # as /dev/stdout is when stdout is a file
+        link.symlink_to(a_file)
+        cases[link] = "is a symbolic link, expected a file"
     if os.geteuid() == 0:
         device = char_device(tmp_path / "chr")
         cases[device] = "is a character device, expected " + ("a directory" if kind == "dir" else "a file")
         link = tmp_path / "link-to-chr"
         link.symlink_to(device)
-        cases[link] = cases[device]
+        cases[link] = cases[device] if kind == "dir" else "is a symbolic link, expected a file"
     return cases
 
 

@@ -103,9 +103,9 @@ def items_exit_code(failed: int) -> int:
 def check_output_path(path: str | Path, kind: Literal["file", "dir"] = "file", *, option: str | None = "--out") -> Path:
     """Fail (EXIT_USAGE, one line) unless `path` can be written as a `kind`, BEFORE any work starts;
     the one check of every output path: an existing path must be of that kind (no directory where a
-    file is wanted, no file where a folder is, and never a device, FIFO or socket: the atomic writer
-    would rename over the node, `foldsim.io.replace_target`; a symbolic link is judged by what it
-    names); the nearest existing folder on the way must be a folder (`afile/x` fails) where a file
+    file is wanted, no file where a folder is, and never a device, FIFO, socket or, for a file, a
+    symbolic link: the atomic writer would rename over the node, `foldsim.io.replace_target`; a
+    folder is judged by what a link to it names); the nearest existing folder on the way must be a folder (`afile/x` fails) where a file
     can really be created (a probe file is made and removed, which is true also for root, /proc and
     read-only mounts) with some space left. Nothing is created. Returns the path."""
     from ..io import NotRegularFileError, replace_target
@@ -113,7 +113,8 @@ def check_output_path(path: str | Path, kind: Literal["file", "dir"] = "file", *
     path = Path(path)
     label = f"{option}: {path}" if option else str(path)
     try:
-        target = replace_target(path, kind)
+        # an output folder may be reached through a link (files go into it; it is never replaced)
+        target = replace_target(path.resolve() if kind == "dir" else path, kind)
         folder = target if kind == "dir" else target.parent
         while not folder.exists() and folder != folder.parent:
             folder = folder.parent

@@ -124,9 +124,15 @@ class RunReport:
     interrupted: bool = False
 
     @property
+    def unanswered(self) -> int:
+        """Items with neither an answer (now or before) nor a failure: a run that stopped early."""
+        return max(0, self.items - self.skipped - len(self.answered) - len(self.failed) - len(self.prompt_errors))
+
+    @property
     def complete(self) -> bool:
-        """Every item has an answer and nothing was interrupted."""
-        return not self.failed and not self.prompt_errors and not self.interrupted
+        """Every item has an answer and nothing was interrupted: counted, not assumed, so a run that
+        stopped early can never pass for a finished one (exit 0)."""
+        return not self.failed and not self.prompt_errors and not self.interrupted and not self.unanswered
 
     def summary(self) -> dict:
         return {"out": str(self.out), "items": self.items, "answered_before": self.skipped,
