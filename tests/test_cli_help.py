@@ -27,7 +27,7 @@ import typer
 from cli_invoke import invoke
 from foldsim.cli import app
 from foldsim.cli.help import (DATASETS, EVALUATE, EXAMPLE_WIDTH, PANELS, SIMULATE, SPACES, SUMMARY_LIMIT,
-                              FoldsimCommand, example_lines)
+                              FoldsimCommand, example_lines, parse_doc)
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDE = {"COLUMNS": "100"}
@@ -87,6 +87,30 @@ def test_command_help_has_exit_codes_and_examples(name):
     # conventional metavars: no Typer type labels (<bool>, <path>, <list[Path]>), nothing after a flag
     assert not re.search(r"<(bool|int|float|str|path)>|<list\[", text), text
     assert re.search(r"--help\s+Show this message", text)
+
+
+def test_a_docstring_is_read_into_its_sections():
+    doc = parse_doc("""Do a thing.
+
+        First paragraph,
+        wrapped.
+
+        Exit codes:
+          0  done
+          2  a long reason
+             continued
+          130  interrupted
+
+        Examples:
+          foldsim cmd A
+              --flag B
+          foldsim cmd C
+        """)
+    assert doc.summary == "Do a thing." and doc.paragraphs == ("First paragraph, wrapped.",)
+    assert doc.exit_codes == (("0", "done"), ("2", "a long reason continued"), ("130", "interrupted"))
+    assert doc.examples == (("foldsim cmd A", "--flag B"), ("foldsim cmd C",))
+    assert doc.commands == (["foldsim", "cmd", "A", "--flag", "B"], ["foldsim", "cmd", "C"])
+    assert doc.epilog.splitlines()[-3:] == ["  foldsim cmd A \\", "      --flag B", "  foldsim cmd C"]
 
 
 def test_metavars_are_conventional():
