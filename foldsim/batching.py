@@ -49,6 +49,9 @@ MAX_CHUNK_ROWS = MAX_ROWS_PER_CALL
 #: bytes a row really takes over its inputs + outputs: XLA's temporaries (measured 0.1x-1.3x of the
 #: outputs for simulate_batch/fold_batch on CPU) plus the host copy of the output, with headroom
 SAFETY_FACTOR = 4
+#: rows at least this big are not padded up to MIN_CHUNK_ROWS: one 64x64 item with 256 punches
+#: (~170 MB a row) ran as 8 padded rows, 8x the memory and time, to share a compilation it does not need
+UNPADDED_ROW_BYTES = 16 << 20
 AVAILABLE_FRACTION = 0.5  # share of the available memory a derived budget may use
 MEMORY_BUDGET_ENV = "FOLDSIM_MEMORY_BUDGET"
 FALLBACK_AVAILABLE_BYTES = 1 << 30  # when the platform reports no available memory at all
@@ -80,15 +83,15 @@ def floor_ladder_size(n: int) -> int:
     return ladder_size(k) if ladder_size(k) <= n or k == 0 else ladder_size(k - 1)
 
 
-def chunk_plan(n: int, chunk_rows: int) -> list[Chunk]:
+def chunk_plan(n: int, chunk_rows: int, minimum: int = MIN_CHUNK_ROWS) -> list[Chunk]:
     """How `run_chunked` cuts n rows: chunks of `chunk_rows`, each padded to a ladder size (so at
-    most two shapes compile), never past `chunk_rows` (a chunk of fewer than MIN_CHUNK_ROWS rows is
-    what fits memory: padding it would undo that); zero rows still make one (empty) call, so
-    outputs keep their shape."""
+    most two shapes compile), from `minimum` rows and never past `chunk_rows` (a chunk of fewer than
+    MIN_CHUNK_ROWS rows is what fits memory: padding it would undo that); zero rows still make one
+    (empty) call, so outputs keep their shape."""
     plan = []
     for start in range(0, max(n, 1), chunk_rows):
         rows = min(chunk_rows, n - start)
-        plan.append(Chunk(start, rows, bucket_rows(rows, minimum=min(MIN_CHUNK_ROWS, chunk_rows), maximum=chunk_rows)))
+        plan.append(Chunk(start, rows, bucket_rows(rows, minimum=min(minimum, chunk_rows), maximum=chunk_rows)))
     return plan
 
 
@@ -251,7 +254,8 @@ def run_chunked(
         chunk_rows = chunk_rows_for(fn, arrays, memory_budget=memory_budget, peak_row_bytes=peak_row_bytes)
     n = arrays[0].shape[0]
     outputs = None
-    for chunk in chunk_plan(n, chunk_rows):
+    big_rows = peak_row_bytes is not None and peak_row_bytes >= UNPADDED_ROW_BYTES
+    for chunk in chunk_plan(n, chunk_rows, minimum=1 if big_rows else MIN_CHUNK_ROWS):
         padded = [pad_rows(a[chunk.start : chunk.start + chunk.rows], chunk.bucket, f) for a, f in zip(arrays, fills)]
         result = jax.device_get(fn(*padded))
         if outputs is None:

@@ -55,6 +55,24 @@ def test_a_row_bigger_than_eight_per_budget_runs_in_smaller_chunks_down_to_one()
     assert batching.chunk_plan(5, 4)[0].bucket == 4 < MIN_CHUNK_ROWS
 
 
+def test_one_big_item_runs_as_one_row_not_eight_padded(monkeypatch):
+    """A 64x64 sheet with 256 punches (~170 MB a row): one row per call, not padded up to 8 rows
+    (the plan is recorded, then the run stops before any kernel call)."""
+    buckets = []
+
+    def plan_then_stop(*args, **kwargs):
+        buckets.extend(c.bucket for c in real_plan(*args, **kwargs))
+        raise AssertionError("planned")
+
+    real_plan = batching.chunk_plan
+    monkeypatch.setattr(batching, "chunk_plan", plan_then_stop)
+    from foldsim.engine import rectangle_mesh, run_mesh
+
+    with pytest.raises(AssertionError, match="planned"):
+        run_mesh(rectangle_mesh(64, 64, 1), np.zeros((1, 4, 11), np.int32), np.zeros((1, 256, 3), np.int32))
+    assert buckets == [1]
+
+
 def test_one_call_is_refused_only_past_the_budget_and_the_row_bound():
     check_rows_fit(limits.MAX_ROW_BYTES, budget=1)  # the floor: a tiny budget refuses nothing the bounds allow
     with pytest.raises(InputError, match=r"needs 2 GiB, over the memory budget of 1 GiB \(\$FOLDSIM_MEMORY_BUDGET"):
@@ -77,7 +95,7 @@ def test_a_batch_over_the_budget_is_chunked_and_gives_the_same_answers(monkeypat
     assert "invalid" not in {r["status"] for r in expected} and sum(r["status"] == "ok" for r in expected) >= 4
     plans = []
     real_plan = batching.chunk_plan
-    monkeypatch.setattr(batching, "chunk_plan", lambda n, rows: plans.append((n, rows)) or real_plan(n, rows))
+    monkeypatch.setattr(batching, "chunk_plan", lambda n, rows, **kw: plans.append((n, rows)) or real_plan(n, rows, **kw))
     monkeypatch.setenv("FOLDSIM_MEMORY_BUDGET", "1")
     got = [r.to_json() for r in simulate(GENERAL_ITEMS)]
     assert got == expected
