@@ -26,7 +26,7 @@ from rich.table import Table
 
 from foldsim import kernels as K
 from foldsim.engine import rectangle_mesh, simulate_items
-from foldsim.families import mentalblackboard as MB
+from foldsim import mentalblackboard_sheet as MB
 from foldsim.kernels import engine as E
 from foldsim.reference_general import STATUS_OK, reference_simulate
 from foldsim.sheet_space import SheetFamily, enumerate_family, hole_set_histogram, histogram_summary, sample_sequences

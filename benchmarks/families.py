@@ -36,7 +36,7 @@ MAX_RUNS = 20
 
 def write_once(fam, count: int, seed: int, level: str, media: bool) -> tuple[float, int, int]:
     """(seconds, images written, bytes written) of one `write_family` into a fresh folder."""
-    from foldsim.families.base import write_family
+    from foldsim.dataset.families import write_family
 
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
@@ -49,7 +49,7 @@ def write_once(fam, count: int, seed: int, level: str, media: bool) -> tuple[flo
 
 
 def measure(name: str, level: str, count: int, repeats: int, seed: int) -> dict:
-    from foldsim.families.base import family
+    from foldsim.families.registry import family
 
     fam = family(name)
     first_plain, _, _ = write_once(fam, WARM_COUNT, seed + 1000, level, media=False)

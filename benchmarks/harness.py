@@ -19,7 +19,7 @@ import numpy as np
 
 from foldsim import kernels as K
 from foldsim.enumerate import ActionTable, enumerate_space, pad_actions
-from foldsim.families.mentalblackboard import SHEET
+from foldsim.mentalblackboard_sheet import SHEET
 from foldsim.io import atomic_write_json, read_records
 from foldsim.progress import progress_bar
 from foldsim.rules import PHYSICAL

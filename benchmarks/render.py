@@ -24,7 +24,7 @@ from pathlib import Path
 from rich.table import Table
 
 from foldsim.config import Config
-from foldsim.families.mentalblackboard import SHEET
+from foldsim.mentalblackboard_sheet import SHEET
 from foldsim.holes import Hole
 from foldsim.simulate import simulate_one
 from foldsim.trace import trace

@@ -36,7 +36,7 @@ PREDICTION_LIKE = ("prediction", "backward", "text")
 def to_conversation(row: dict) -> dict:
     """A TRL conversational prompt: the question's text parts, with an image placeholder wherever
     the prompt shows an image. ValueError for a prompt that shows a video (TRL takes no video)."""
-    from foldsim.dataset.export import question_parts
+    from foldsim.outputs.export import question_parts
 
     content = []
     for kind, value in question_parts(row["question"]):

@@ -141,7 +141,7 @@ ENGINES = ("general", "mentalblackboard")
 
 def check_records(records: list, file: str = "<records>", *, engine: str = "general") -> FileCheck:
     """Simulate all records in one batch and compare each with what it recorded."""
-    from .families.mentalblackboard import engine_simulated
+    from .mentalblackboard_sheet import engine_simulated
 
     if engine not in ENGINES:
         raise InputError(f"must be one of {', '.join(ENGINES)}, got {engine!r}", field="--engine")

@@ -24,7 +24,8 @@ from . import kernels as K
 from .batching import pad_columns, run_chunked
 from .errors import InputError, debugging, internal_error_text
 from .kernels import engine as E
-from .limits import MAX_DENOMINATOR, MAX_LATTICE_SIDE, MAX_LATTICE_VALUE, MAX_TRIANGLES
+from .limits import MAX_ACTIONS, MAX_DENOMINATOR, MAX_LATTICE_SIDE, MAX_LATTICE_VALUE, MAX_PUNCHES, MAX_TRIANGLES
+from .result import STATUS_INVALID, STATUS_NOT_REALIZABLE, STATUS_OFF_PAPER, STATUS_OK, Result, not_realizable_text
 from .sheets import (
     Flip,
     Fold,
@@ -154,6 +155,12 @@ def encode_actions(item: SheetItem, cols: int, rows: int, r: int) -> list[list[i
 
 
 def check_size(item: SheetItem, r: int) -> None:
+    """InputError, before any kernel call, for an item past a bound of foldsim.limits: its actions,
+    its punches (a SheetItem built in Python is held to the record reader's bounds), its mesh."""
+    for name, count, bound in (("actions", len(item.actions), MAX_ACTIONS), ("punches", len(item.punches), MAX_PUNCHES)):
+        if count > bound:
+            raise InputError(f"has {count:,} entries; an item holds at most {bound} (docs/errors.md, General records)",
+                             item=item.id, field=name)
     t = triangle_count(item.sheet.cols, item.sheet.rows, r)
     if t > MAX_TRIANGLES or r * max(item.sheet.cols, item.sheet.rows) > MAX_LATTICE_SIDE:
         raise InputError(f"a {item.sheet.cols}x{item.sheet.rows} sheet at mesh resolution {r} needs {t:,} triangles; "
@@ -232,8 +239,6 @@ def failure_reason(item: SheetItem, code: int, step: int, detail: int) -> str:
     if code == K.OFF_PAPER:
         punch = item.punches[step]
         return f"punch {step + 1} at ({punch.x}, {punch.y}) is not on the folded paper"
-    from .simulate import not_realizable_text
-
     return f"action {step + 1} ({describe_action(item.actions[step])}) is not realizable: {not_realizable_text(code, detail)}"
 
 
@@ -244,8 +249,6 @@ def simulate_items(items: Iterable[SheetItem | dict], *, rigid_mesh: np.ndarray 
     (named by its id, else `names[i]`, else "item i"). `rigid_mesh` (int32[T, 3, 2] lattice
     triangles, a preset's own mesh at resolution 1) replaces the subdivided rectangle; a line that
     crosses one of its triangles makes the fold not realizable."""
-    from .simulate import STATUS_INVALID, Result
-
     items = list(items)
     names = list(names) if names is not None else [f"item {i}" for i in range(len(items))]
     results: list = [None] * len(items)
@@ -310,8 +313,6 @@ def _run_group(mesh: np.ndarray, items: list[SheetItem], encoded: list, r: int, 
     """One kernel call for items of one (sheet, resolution); per item its Result, or the finer
     resolution it asks for (an int: a line between mesh lines, never a box diagonal of a box that
     is not square, which no mesh makes realizable)."""
-    from .simulate import STATUS_NOT_REALIZABLE, STATUS_OFF_PAPER, STATUS_OK, Result
-
     length = bucket(max([MIN_ACTION_ROWS, *(len(a) for a, _ in encoded)]))
     width = bucket(max([MIN_PUNCH_ROWS, *(len(p) for _, p in encoded)]))
     punch_rows = pad3([p for _, p in encoded], width, 3)

@@ -22,7 +22,7 @@ from . import kernels as K
 from .batching import run_chunked
 from .codes import action_code
 from .errors import InputError
-from .families.mentalblackboard import SHEET
+from .mentalblackboard_sheet import SHEET
 from .rules import GROUPS, PHYSICAL, RuleSet, group_of, patterns_of_group
 
 WIDTH = 6  # action columns: the longest benchmark pattern, so every bulk call shares one compilation

@@ -64,7 +64,7 @@ def resolve_item(item: object, *, index: int | None = None) -> tuple[SheetItem, 
         config = item if isinstance(item, Config) else Config.from_record(item, index=index)
         return mentalblackboard_item(config), mentalblackboard_mesh(), "mentalblackboard"
     raise InputError(f"must be a general item record (with \"sheet\") or a MentalBlackboard record, got "
-                     f"{type(item).__name__}", item=f"item {index + 1}" if index is not None else None)
+                     f"{type(item).__name__}", item=f"item {index}" if index is not None else None)
 
 
 def mentalblackboard_mesh() -> np.ndarray:
@@ -310,14 +310,15 @@ def _direction_through(linear: np.ndarray, direction: int) -> int:
     return (direction + angle) % 360 if det > 0 else (angle + 180 - direction) % 360
 
 
-def fold_document(item: object, *, index: int | None = None) -> dict:
+def fold_document(item: object, *, index: int | None = None, name: str | None = None) -> dict:
     """The FOLD object of one item: a SheetItem, a general item record, or a MentalBlackboard Config
     or record (through its preset). Raises InputError for an item that cannot be read and
-    FoldExportError (an InputError) for one that does not simulate (not realizable, off paper)."""
+    FoldExportError (an InputError) for one that does not simulate (not realizable, off paper).
+    `name`: what errors and the title call an item without an id (its position, "line 4")."""
     from .engine import simulate_items, trace_item
 
     sheet_item, rigid, kind = resolve_item(item, index=index)
-    name = sheet_item.id or (f"item {index + 1}" if index is not None else "item")
+    name = sheet_item.id or name or (f"item {index}" if index is not None else "item")
     result = simulate_items([sheet_item], rigid_mesh=rigid)[0]
     if not result.ok:
         reason = result.reason

@@ -4,7 +4,7 @@ General records). Input beyond a bound is refused before any work, naming the bo
 Two kinds of bound live here:
 
 - record bounds (what one general item may hold), derived from the engine's int32 integer lattice
-  (foldsim.engine, kernels/engine.py): a sheet's lattice coordinates are X = 2r x - r cols, so with
+  (foldsim.engine, foldsim/kernels/engine.py): a sheet's lattice coordinates are X = 2r x - r cols, so with
   |X| <= MAX_LATTICE_SIDE and denominators <= MAX_DENOMINATOR every product the kernel forms (box
   lines lo * den + (hi - lo) * num, punch cross products, away-from side tests) stays below 2**31;
 - memory-derived bounds (triangles, punches and actions per item, rows per kernel call): the

@@ -33,6 +33,10 @@ allows at `limits.space_child_bytes` per child; a family whose single prefix's c
 budget is refused before any work (`check_space`), and the configurations kept are bounded by the
 budget at `limits.space_configuration_bytes` each: a level that passes it stops at once, naming the
 count and the bound.
+
+Size (~900 lines): the family, its enumeration, plan verification and solving all read one hole-mask
+table (``masks[k][config, punch, word]``) and its chunking, defined here; the CLI's presentation helpers
+at the end are the part to move out next (after issue 28's size work in this module lands).
 """
 
 from __future__ import annotations

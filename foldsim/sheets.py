@@ -53,31 +53,34 @@ RULE_SIDES = ("smaller", "away_from")
 _NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?|[+-]?\d+/\d+")
 
 
-def as_fraction(value: object, what: str) -> Fraction:
+def as_fraction(value: object, what: str, *, max_magnitude: int = MAX_COORDINATE,
+                max_denominator: int = MAX_DENOMINATOR) -> Fraction:
     """The one reader of exact numbers from data: an int, a Fraction, a decimal or "p/q" string
     ("0.25", "-3/4", "1e-2") or a float that is exactly a short decimal (0.25, 1.5). Refused with an
     InputError naming `what`, before any arithmetic that could take long: bools, containers, NaN and
     infinities, strings longer than MAX_NUMBER_CHARS or with an exponent past MAX_EXPONENT; then
     values the engine's int32 lattice cannot hold: magnitude past MAX_COORDINATE cells or a
-    denominator past MAX_DENOMINATOR (foldsim.limits, docs/errors.md General records)."""
-    exact = _exact_number(value, what)
-    if exact.denominator > MAX_DENOMINATOR:
+    denominator past MAX_DENOMINATOR (foldsim.limits, docs/errors.md General records). An engine of
+    other bounds (the exact polygon engine, foldsim.polygons) passes its own `max_magnitude` and
+    `max_denominator`."""
+    exact = _exact_number(value, what, max_magnitude)
+    if exact.denominator > max_denominator:
         raise InputError(f"{describe(value)} is finer than the engine's lattice holds "
-                         f"(denominator {exact.denominator:,}, at most {MAX_DENOMINATOR:,})", field=what)
-    if abs(exact) > MAX_COORDINATE:
-        raise InputError(f"{describe(value)} is beyond the engine's reach (at most {MAX_COORDINATE} cells "
+                         f"(denominator {exact.denominator:,}, at most {max_denominator:,})", field=what)
+    if abs(exact) > max_magnitude:
+        raise InputError(f"{describe(value)} is beyond the engine's reach (at most {max_magnitude} "
                          "either way: no sheet is larger)", field=what)
     return exact
 
 
-def _exact_number(value: object, what: str) -> Fraction:
+def _exact_number(value: object, what: str, max_magnitude: int = MAX_COORDINATE) -> Fraction:
     """`as_fraction` without the lattice bounds: the value as a Fraction, never a long computation
     (an int or Fraction past the bounds is compared, never expanded)."""
     if isinstance(value, bool):
         raise InputError(f"must be a number, got {describe(value)}", field=what)
     if isinstance(value, int):
-        if value.bit_length() > MAX_COORDINATE.bit_length():
-            raise InputError(f"{describe(value)} is beyond the engine's reach (at most {MAX_COORDINATE} cells "
+        if value.bit_length() > max_magnitude.bit_length():
+            raise InputError(f"{describe(value)} is beyond the engine's reach (at most {max_magnitude} "
                              "either way: no sheet is larger)", field=what)
         return Fraction(value)
     if isinstance(value, Fraction):
@@ -85,8 +88,8 @@ def _exact_number(value: object, what: str) -> Fraction:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InputError(f"must be a finite number, got {describe(value)}", field=what)
-        if abs(value) > MAX_COORDINATE:
-            raise InputError(f"{describe(value)} is beyond the engine's reach (at most {MAX_COORDINATE} cells "
+        if abs(value) > max_magnitude:
+            raise InputError(f"{describe(value)} is beyond the engine's reach (at most {max_magnitude} "
                              "either way: no sheet is larger)", field=what)
         exact = Fraction(repr(value))
         if exact.denominator > MAX_DENOMINATOR:

@@ -11,7 +11,7 @@ flat columns (`HoleTable`), expanded on the host by `hole_table` with no per-row
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -23,67 +23,13 @@ from .config import Config
 from .errors import InputError, debugging, describe, internal_error_text
 from .holes import SHAPE_PERIOD, Hole, direction_value, parse_location
 from .io import record_name
+from .result import STATUS_INVALID, STATUS_NOT_REALIZABLE, STATUS_OFF_PAPER, STATUS_OK, Result, not_realizable_text
 from .sheets import SheetItem
 
 MIN_ACTION_COLUMNS = 6  # the benchmark's longest pattern, so typical batches share one compilation
 MIN_PUNCH_COLUMNS = 4
 #: kernel fill values of (actions, punch locations, punch quarters) for padding rows and columns
 FILLS = (K.actions.NOOP, -1, 0)
-
-STATUS_OK = "ok"
-STATUS_NOT_REALIZABLE = "not_realizable"
-STATUS_OFF_PAPER = "off_paper"
-STATUS_INVALID = "invalid"
-
-
-@dataclass(frozen=True)
-class Result:
-    """The simulator's answer for one item.
-
-    status: "ok", "not_realizable" (a fold the paper cannot make), "off_paper" (a punch meets no
-    layer) or "invalid" (bad input); `reason` says why in one line. `holes` is the result-hole
-    multiset, `unfolding` the unfolding codes, `layers` the folded state: grid id -> number of
-    layers there (grid ids without paper are absent). For a general item (`foldsim.sheets`) the
-    holes are exact `PointHole`s, `layers_under` counts the layers under each punch, and
-    `unfolding`/`layers` are empty.
-    """
-
-    id: str | None
-    status: str
-    reason: str = ""
-    holes: tuple[Hole, ...] = ()
-    unfolding: tuple[str, ...] = ()
-    layers: dict[int, int] = field(default_factory=dict)
-    failed_step: int | None = None  # 1-based action (or hole) index named by the reason
-    failed_triangle: int | None = None  # grid id of a triangle the crease cuts
-    layers_under: tuple[int, ...] = ()  # general items: distinct layers under each punch
-    config: Config | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == STATUS_OK
-
-    def to_json(self) -> dict:
-        """The answer as one JSON object: id, status, reason (when not ok) and the result fields —
-        the benchmark's for a MentalBlackboard item, exact point holes for a general item."""
-        data: dict = {"id": self.id, "status": self.status}
-        if self.reason:
-            data["reason"] = self.reason
-        if not self.ok:
-            return data
-        if self.holes and not isinstance(self.holes[0], Hole) or self.layers_under:
-            return {**data, "holes": [h.to_dict() for h in self.holes], "totalNumberofHoles": len(self.holes),
-                    "layers_under": list(self.layers_under)}
-        return {**data, **self.to_record(with_extensions=True)}
-
-    def to_record(self, *, with_extensions: bool = False) -> dict:
-        """The benchmark's result fields: resultHoles, totalNumberofHoles, unfoldingTypes."""
-        return {
-            "resultHoles": [h.to_dict(with_extensions=with_extensions) for h in self.holes],
-            "totalNumberofHoles": len(self.holes),
-            "unfoldingTypes": list(self.unfolding),
-        }
-
 
 def as_config(item: object, index: int) -> Config:
     """A Config from a Config or a MentalBlackboard record dict."""
@@ -306,15 +252,6 @@ def _run(rows: Sequence[Row], chunk_rows: int | None) -> Simulated:
     unfolding = [codes[:n] for codes, n in zip(out.unfolding.tolist(), out.n_folds.tolist(), strict=True)]
     return Simulated(status, out.layers.tolist(), unfolding, holes.row_offsets(len(rows)).tolist(), holes.punch.tolist(),
                      holes.location.tolist(), holes.direction.tolist(), holes.mirrored.tolist())
-
-
-def not_realizable_text(code: int, triangle: int) -> str:
-    """Why a fold cannot be made, for a kernel status code (either engine's)."""
-    if code == K.CREASE_CUTS_TRIANGLE:
-        return f"its crease cuts triangle {triangle + 1}"
-    if code == K.OBLIQUE_CREASE:
-        return "the diagonal of the folded shape's box is not at 45 degrees"
-    return "one side of its crease holds no paper"
 
 
 def failure_reason(config: Config, code: int, step: int, triangle: int) -> str:

@@ -18,7 +18,7 @@ import pytest
 
 from foldsim import Config, Hole
 from foldsim.errors import InputError
-from foldsim.families.mentalblackboard import SHEET
+from foldsim.mentalblackboard_sheet import SHEET
 from foldsim.holes import SHAPES
 from foldsim.kernels import motion as M
 from foldsim.mesh import QUARTER_ROTATIONS

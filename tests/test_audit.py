@@ -9,7 +9,9 @@ import json
 import pytest
 
 from foldsim.families.audit import DIFFERS, INVALID, OK, audit_records
-from foldsim.families.base import FAMILIES, generate_family, hole_key, holes_from_json
+from foldsim.families.base import hole_key, holes_from_json
+from foldsim.families.generate import generate_family
+from foldsim.families.registry import FAMILIES
 
 
 @pytest.fixture(scope="module")

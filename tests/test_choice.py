@@ -19,7 +19,7 @@ from foldsim.codes import code_of_entry
 from foldsim.dataset.choice import ChoiceSpec
 from foldsim.dataset.distractors import CHOICE_MODELS, PLAN_MODELS
 from foldsim.dataset.generate import GenerateOptions, generate_records
-from foldsim.families.mentalblackboard import SHEET
+from foldsim.mentalblackboard_sheet import SHEET
 from foldsim.holes import parse_holes
 from foldsim.reference import simulate_reference
 from foldsim.render.choice import record_media, render_choice_media

@@ -19,9 +19,9 @@ from conftest import fuzz_settings
 from foldsim.codes import code_of_entry
 from foldsim.eval.answers import parse_answer_record
 from foldsim.eval.score_base import load_truth, truth_item
-from foldsim.eval.scoring_compat import (
-    MODE_SCORING_DIR, MODE_TOP_LEVEL, CannotReplay, RefCrash, Skipped, planning_input, run_py_plan, score_compat,
-)
+from foldsim.eval.compat import MODE_SCORING_DIR, MODE_TOP_LEVEL, score_compat
+from foldsim.eval.compat.planning import CannotReplay, Skipped, planning_input, run_py_plan
+from foldsim.eval.compat.text import RefCrash
 
 H1 = [{"foldType": "horizontal_top_to_bottom", "foldToFront": True}]
 GOOD_2 = {"totalNumberofHoles": 1, "unfoldingTypes": ["H2-F"], "resultHoles": [{"shape": "star", "size": "small", "direction": 0, "location": 4}]}

@@ -17,7 +17,7 @@ from foldsim.codes import code_of_entry
 from foldsim.dataset.choice import ChoiceSpec
 from foldsim.dataset.generate import GenerateOptions, generate_records
 from foldsim.eval.choice import score_choice_files
-from foldsim.families.mentalblackboard import SHEET
+from foldsim.mentalblackboard_sheet import SHEET
 from foldsim.holes import parse_holes
 from foldsim.render.choice import render_choice_media
 from foldsim.render.text import grid_chars, grid_text

@@ -21,7 +21,7 @@ from foldsim import Config, Hole, simulate
 from foldsim.batching import pad_columns
 from foldsim.codes import action_code
 from foldsim.dataset import distractors as D
-from foldsim.families.mentalblackboard import SHEET
+from foldsim.mentalblackboard_sheet import SHEET
 from foldsim.holes import SHAPES, SIZES, direction_value
 from foldsim.kernels import OK, fold_batch
 from foldsim.kernels import actions as A

@@ -15,7 +15,7 @@ from foldsim import kernels as K
 from foldsim.batching import run_chunked
 from foldsim.engine import hole_positions, rectangle_mesh, run_mesh, simulate_items, trace_item
 from foldsim.enumerate import enumerate_space, pad_actions
-from foldsim.families import mentalblackboard as MB
+from foldsim import mentalblackboard_sheet as MB
 from foldsim.rules import PHYSICAL
 from foldsim.sheets import Flip, Fold, Line, Punch, Rotate, SheetItem, SheetSpec
 from foldsim.simulate import simulate

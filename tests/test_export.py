@@ -26,7 +26,7 @@ from PIL import Image
 
 from foldsim import rewards as R
 from foldsim.cli import main
-from foldsim.dataset.export import hf_features
+from foldsim.outputs.export import hf_features
 from foldsim.eval.item import score_item
 from foldsim.eval.prompts import load_prompt
 from foldsim.io import read_records

@@ -11,7 +11,9 @@ import random
 
 import pytest
 
-from foldsim.families.base import FAMILIES, GENERAL_FAMILIES, generate_family, hole_key, holes_from_json
+from foldsim.families.base import hole_key, holes_from_json
+from foldsim.families.generate import generate_family
+from foldsim.families.registry import FAMILIES, GENERAL_FAMILIES
 from foldsim.sheets import item_from_record
 
 BIG = int(os.environ.get("FOLDSIM_FUZZ_EXAMPLES", "0")) >= 1000
@@ -77,7 +79,7 @@ def test_native_rows(generated):
 
 
 def test_same_seed_same_bytes(tmp_path):
-    from foldsim.families.base import write_family
+    from foldsim.dataset.families import write_family
 
     fam = FAMILIES["srbench"]
     a = write_family(fam, tmp_path / "a", 6, 5, "2")

@@ -25,7 +25,8 @@ COUNT = 3
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> dict[str, Path]:
-    from foldsim.families.base import family, write_family
+    from foldsim.dataset.families import write_family
+    from foldsim.families.registry import family
 
     root = tmp_path_factory.mktemp("family-eval")
     out = {}
@@ -91,7 +92,7 @@ def test_eval_family_choice(generated, tmp_path):
 
 
 def test_eval_holes(generated, tmp_path):
-    from foldsim.families.open import answer_pairs
+    from foldsim.eval.holes import answer_pairs
 
     dataset = generated["spatialviz"]
     records = json.loads(dataset.read_text())

@@ -91,7 +91,7 @@ def test_visfactor_yes_no_split(generated, tmp_path):
 
 
 def test_open_ended_holes_5x5(generated, tmp_path):
-    from foldsim.families.open import answer_pairs
+    from foldsim.eval.holes import answer_pairs
 
     folder = generated["spatialviz"]
     items = records(folder, "spatialviz")
@@ -123,7 +123,7 @@ def test_open_ended_holes_5x5(generated, tmp_path):
 
 def test_open_ended_points_decimals_and_fractions(generated):
     from foldsim.eval.item import score_item
-    from foldsim.families.open import truth_pairs
+    from foldsim.eval.holes import truth_pairs
 
     for name in ("srbench", "visfactor"):
         record = records(generated[name], name)[0]
@@ -192,8 +192,8 @@ def test_canonical_keys_under_rectangle_symmetries(generated):
 
 
 def test_rewards_on_family_records(generated):
-    from foldsim.families.open import answer_pairs
-    from foldsim.families.rewards import family_choice_correct, holes_exact, holes_partial
+    from foldsim.eval.holes import answer_pairs
+    from foldsim.eval.family_rewards import family_choice_correct, holes_exact, holes_partial
 
     items = records(generated["spatialviz"], "spatialviz")[:3]
     columns = {"record": [json.dumps(r) for r in items], "task": ["family-choice"] * 3}

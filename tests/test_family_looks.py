@@ -34,7 +34,8 @@ DEFAULT = AnimationOptions()
 @pytest.fixture(scope="module")
 def records(tmp_path_factory) -> dict[str, dict]:
     """One generated record of each family (no images: only the item is drawn here)."""
-    from foldsim.families.base import family, write_family
+    from foldsim.dataset.families import write_family
+    from foldsim.families.registry import family
 
     root = tmp_path_factory.mktemp("family-looks")
     out = {}

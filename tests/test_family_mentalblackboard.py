@@ -72,7 +72,7 @@ def test_both_files_and_the_native_file_is_generate_task_choice(generated, tmp_p
 
 def test_holes_are_exact_points_at_the_locations_centroids(generated):
     from foldsim.families.base import hole_key, holes_from_json
-    from foldsim.families.mentalblackboard_items import point_holes
+    from foldsim.dataset.mentalblackboard_family import point_holes
     from foldsim.presets import MB_CENTROIDS, mentalblackboard_item
     from foldsim.sheets import item_to_record
 
@@ -158,7 +158,7 @@ def test_no_media_names_no_image(tmp_path):
 
 
 def test_an_item_whose_images_failed_names_none(tmp_path, monkeypatch):
-    import foldsim.families.media as family_media
+    import foldsim.dataset.family_media as family_media
     import foldsim.render.choice as choice_media
 
     def failing(writer, bad_id):

@@ -43,7 +43,8 @@ SCORER = {"family-choice": ("choice", "accuracy"), "family-split": ("split", "it
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> dict[str, Path]:
     """family -> its folder: COUNT items with their images, as `generate --family` writes them."""
-    from foldsim.families.base import family, write_family
+    from foldsim.dataset.families import write_family
+    from foldsim.families.registry import family
 
     root = tmp_path_factory.mktemp("family-requests")
     for name, level in LEVELS.items():
@@ -70,7 +71,7 @@ def expected_images(record: dict, task: str) -> list[str]:
 
 
 def perfect(record: dict, task: str) -> str:
-    from foldsim.families.open import answer_pairs
+    from foldsim.eval.holes import answer_pairs
 
     if task == "holes":
         return "Listing them.\n" + json.dumps({"holes": answer_pairs(record)})
@@ -187,7 +188,8 @@ def test_request_files_carry_the_family_images(generated, tmp_path, name, task, 
 def test_mentalblackboard_family_items_show_their_composite_once(tmp_path):
     """MentalBlackboard's family items list their option images too, but their question image is
     the composite that already shows them: the request carries it alone, not the options twice."""
-    from foldsim.families.base import family, write_family
+    from foldsim.dataset.families import write_family
+    from foldsim.families.registry import family
 
     write_family(family("mentalblackboard"), tmp_path / "mb", 2, 1, "easy", media=True)
     dataset = tmp_path / "mb" / "mentalblackboard_items.json"

@@ -368,3 +368,21 @@ def test_fold_command_unreadable_file_and_output(tmp_path):
     file_there.write_text("x")
     result = CliRunner().invoke(app, ["fold", str(bad), "--out", str(file_there)])
     assert result.exit_code == 2 and "is a file, expected a directory" in result.stderr
+
+
+def test_fold_names_id_less_items_as_simulate_does(tmp_path):
+    """An item without an id is named by its JSON Lines line (or, in an array, its place from 0) in
+    `fold`'s error lines, the same name `simulate` gives it."""
+    good = {"sheet": {"cols": 2, "rows": 2}, "actions": [{"type": "fold", "line": {"family": "H", "at": 1}}]}
+    bad = {"sheet": {"cols": 0, "rows": 3}, "actions": []}
+    lines_file = tmp_path / "items.jsonl"
+    lines_file.write_text("\n".join(json.dumps(r) for r in (good, good, bad)) + "\n")
+    array_file = tmp_path / "items.json"
+    array_file.write_text(json.dumps([good, bad]))
+    for path, expected in ((lines_file, "line 3: sheet.cols:"), (array_file, "item 1: sheet.cols:")):
+        folded = CliRunner().invoke(app, ["fold", str(path), "--out", str(tmp_path / path.stem)])
+        simulated = CliRunner().invoke(app, ["simulate", str(path)])
+        fold_lines = [line for line in folded.stderr.splitlines() if line.startswith("error:")]
+        simulate_lines = [line for line in simulated.stderr.splitlines() if line.startswith("error:")]
+        assert folded.exit_code == 1 and len(fold_lines) == 1 and expected in fold_lines[0], folded.stderr
+        assert expected in " ".join(simulate_lines), simulated.stderr + simulated.stdout

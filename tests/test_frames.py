@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from foldsim import Config, Hole
 from foldsim.cli import app
-from foldsim.families.mentalblackboard import SHEET
+from foldsim.mentalblackboard_sheet import SHEET
 from foldsim.render import baseline
 from foldsim.render.animation import (REFERENCE_FRAMES, AnimationOptions, folding_frames, folding_segments,
                                       result_image, unfolding_frames, unfolding_segments)

@@ -250,7 +250,7 @@ def test_fuzzed_texts_find_answers_in_bounded_time(text, repeat):
 from foldsim import rewards as R  # noqa: E402
 from foldsim.eval.answers import STATUS_TOO_LARGE, STATUS_UNPARSEABLE, Answer, answer_of_completion  # noqa: E402
 from foldsim.eval.item import score_item  # noqa: E402
-from foldsim.eval.scoring_compat import MODE_SCORING_DIR, MODE_TOP_LEVEL, score_compat  # noqa: E402
+from foldsim.eval.compat import MODE_SCORING_DIR, MODE_TOP_LEVEL, score_compat  # noqa: E402
 
 import hostile as H  # noqa: E402
 

@@ -59,7 +59,8 @@ OPS = st.sampled_from(["set", "set", "set", "delete", "wrap", "stringify", "host
 @pytest.fixture(scope="module")
 def family_records() -> list[dict]:
     """One generated record of each general family (the generators' own items and options)."""
-    from foldsim.families.base import GENERAL_FAMILIES, family, generate_family
+    from foldsim.families.generate import generate_family
+    from foldsim.families.registry import GENERAL_FAMILIES, family
 
     return [generate_family(family(name), 1, 7)[0] for name in GENERAL_FAMILIES]
 

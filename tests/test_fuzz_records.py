@@ -138,11 +138,15 @@ def record_batches(draw, pool: list[dict]) -> tuple[list, dict[int, tuple]]:
     return records, changes
 
 
-def assert_item(record: object, path: tuple | None, item, index: int) -> None:
+def assert_item(record: object, path: tuple | None, item, index: int, line: int | None = None) -> None:
     """What every checked item must satisfy (see the module docstring); `path` is where the record
-    was changed (None: untouched), `index` its position in what was read."""
+    was changed (None: untouched), `index` its position in what was read, `line` its JSON Lines line
+    (an id-less record read from JSON Lines is named by its line, "line 4", not its position)."""
     assert item.verdict in VERDICTS
-    assert item.id == record_name(record, index)
+    expected = record_name(record, index)
+    if line is not None and expected == record_name(None, index):
+        expected = f"line {line}"
+    assert item.id == expected
     if item.verdict == STATUS_INVALID:
         assert item.reason.startswith(f"{item.id}: "), item.reason
         assert "\n" not in item.reason and len(item.reason) < 600, item.reason
@@ -297,7 +301,7 @@ def assert_file_rules(path: Path, expect: tuple, fc) -> None:
         assert len(fc.items) == len(numbered)
         for position, ((number, text, index), item) in enumerate(zip(numbered, fc.items)):
             if index is not None:
-                assert_item(records[index], changes.get(index), item, position)
+                assert_item(records[index], changes.get(index), item, position, line=number)
             elif not is_json(text):  # a bad line: one bad item named by its line number
                 assert item.verdict == STATUS_INVALID and item.id == f"line {number}", (text, item)
             else:

@@ -123,6 +123,15 @@ def test_every_size_its_bound():
     assert second.startswith("item 2: actions: ") and f"at most {MAX_ACTIONS}" in second
 
 
+def test_a_sheet_item_built_in_python_is_held_to_the_same_bounds():
+    from foldsim.sheets import Punch, SheetItem, SheetSpec
+
+    crowded = SheetItem(SheetSpec(2, 2), (), (Punch(1, 1),) * (MAX_PUNCHES + 1), id="crowded")
+    good, bad = simulate([item_from_record(GOOD), crowded])
+    assert good.status == STATUS_OK
+    assert bad.status == STATUS_INVALID and bad.reason.startswith("crowded: punches: has 257 entries"), bad.reason
+
+
 def test_a_valid_point_with_away_from_is_kept_exact():
     item = item_from_record(with_fold(moves="away_from", point=["0.5", "3/2"]))
     assert item.actions[0].point == (as_fraction("1/2", "x"), as_fraction("3/2", "y"))

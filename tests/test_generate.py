@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from foldsim.check import check_records
 from foldsim.cli import app
-from foldsim.dataset.generate import MAX_HOLES, GenerateOptions, draw_holes, generate_records, hole_limit
+from foldsim.dataset.draw import MAX_HOLES, draw_holes, hole_limit
+from foldsim.dataset.generate import GenerateOptions, generate_records
 from foldsim.holes import SHAPE_PERIOD, SHAPES, direction_quarter
 from foldsim.dataset.media import LOCK_FILE, MediaRequest, asset_fields, render_items
 

@@ -77,7 +77,7 @@ def test_general_engine_on_the_gpu_equals_the_cpu(gpu):
 
     from foldsim.engine import run_mesh, simulate_items
     from foldsim.enumerate import enumerate_space, pad_actions
-    from foldsim.families import mentalblackboard as MB
+    from foldsim import mentalblackboard_sheet as MB
     from foldsim.rules import PHYSICAL
     from foldsim.sheets import Fold, Line, Punch, SheetItem, SheetSpec
 

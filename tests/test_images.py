@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from foldsim import Config, Hole, InputError
-from foldsim.families.mentalblackboard import SHEET
+from foldsim.mentalblackboard_sheet import SHEET
 from foldsim.holes import SHAPES, SIZES
 from foldsim.render.images import (
     ImageStyle,

@@ -1,9 +1,12 @@
 """One world (issue 17 item 9; docs/engine.md, "One world: sheets as data").
 
 A sheet is data: code reads a family's `TriangleSheet` (foldsim.mesh), never one benchmark's
-constants. The 32-triangle kernel's tables (kernels/sheet.py) belong to MentalBlackboard's fast
-path, so a static scan of every module fails, naming file and line, where anything else reads them.
-The family's sheet gives exactly the tables the kernel and the independent reference derive.
+constants. The 32-triangle kernel's tables (foldsim/kernels/sheet.py) belong to MentalBlackboard's
+fast path, so a static scan of every module fails, naming file and line, where anything else reads
+them: an import of them, and also an attribute read through the kernels package (`K.sheet.GRID`),
+which no import contract sees. The family's sheet gives exactly the tables the kernel and the
+independent reference derive. (Who may import whom, render not importing the families included, is
+the import contract's: pyproject.toml [tool.importlinter], tests/test_layers.py.)
 """
 
 from __future__ import annotations
@@ -18,14 +21,13 @@ import pytest
 
 from foldsim import reference as R
 from foldsim.dataset.canonical import SYMMETRIES
-from foldsim.families.base import family
-from foldsim.families.mentalblackboard import SHEET, location_to_rct, rct_to_location
+from foldsim.families.registry import family
+from foldsim.mentalblackboard_sheet import SHEET, location_to_rct, rct_to_location
 from foldsim.kernels import sheet as KS
 
 ROOT = Path(__file__).resolve().parents[1]
-#: source folder -> the package its modules are installed as (pyproject.toml, package-dir)
-PACKAGES = {"foldsim": "foldsim", "render": "foldsim.render", "kernels": "foldsim.kernels",
-            "benchmarks": "benchmarks", "examples": "examples"}
+#: source folder -> the package its modules are imported as
+PACKAGES = {"foldsim": "foldsim", "benchmarks": "benchmarks", "examples": "examples"}
 SHEET_MODULE = "foldsim.kernels.sheet"
 #: the kernel sheet's public names: importing them from any kernel module (which re-export some)
 #: reads the same tables
@@ -33,8 +35,8 @@ SHEET_NAMES = {"FLAT_VERTICES", "FLAT_CENTROID_SUMS", "N_TRIANGLES", "HALF", "GR
                "ROTATION_PERMUTATIONS", "grid_index_of_centroid_sums", "rct_to_location", "location_to_rct"}
 #: who may read the kernel's sheet tables, and why
 ALLOWED = (
-    "kernels/*",  # the 32-triangle fast path itself: its tables are its own
-    "foldsim/families/mentalblackboard*.py",  # the family that owns the sheet builds SHEET from them
+    "foldsim/kernels/*",  # the 32-triangle fast path itself: its tables are its own
+    "foldsim/mentalblackboard_sheet.py",  # MentalBlackboard's own sheet data builds SHEET from them
     "foldsim/trace.py",  # the fast path's own Python face: decodes kernel states onto the kernel's grid
 )
 
@@ -105,33 +107,11 @@ def _allowed(path: Path) -> bool:
     return any(fnmatch(path.relative_to(ROOT).as_posix(), pattern) for pattern in ALLOWED)
 
 
-@pytest.mark.parametrize("folder", ["foldsim", "render", "kernels", "benchmarks", "examples"])
+@pytest.mark.parametrize("folder", ["foldsim", "benchmarks", "examples"])
 def test_only_the_fast_path_and_its_family_read_the_kernel_sheet(folder):
     bad = [hit for path in _sources(folder) if not _allowed(path) for hit in sheet_table_reads(path)]
-    assert not bad, "read the sheet through its family (foldsim.families.mentalblackboard.SHEET, " \
+    assert not bad, "read the sheet as data (foldsim.mentalblackboard_sheet.SHEET, " \
         "Family.mesh(level)) and foldsim.mesh, not the kernel's tables:\n" + "\n".join(bad)
-
-
-def families_imports(path: Path, root: Path = ROOT) -> list[str]:
-    """Every import of foldsim.families (or anything in it) in `path`, as 'file:line: what'."""
-    return [f"{path.relative_to(root)}:{line}: imports {target}" for line, target, _local in _imports(path, root)
-            if target == "foldsim.families" or target.startswith("foldsim.families.")]
-
-
-def test_render_does_not_import_the_families():
-    """foldsim.families imports render lazily (media); render importing a family would close a circle."""
-    bad = [hit for path in _sources("render") for hit in families_imports(path)]
-    assert not bad, "render/ takes sheets as data (foldsim.mesh), never from foldsim.families:\n" + "\n".join(bad)
-
-
-@pytest.mark.parametrize("source", ["from ..families import mentalblackboard\n", "from .. import families\n",
-                                    "from foldsim.families.mentalblackboard import SHEET\n",
-                                    "def f():\n    import foldsim.families.base\n"])
-def test_the_render_scan_finds_a_family_import(tmp_path, source):
-    planted = tmp_path / "render" / "planted.py"
-    planted.parent.mkdir(parents=True)
-    planted.write_text(source, encoding="utf-8")
-    assert families_imports(planted, tmp_path), source
 
 
 @pytest.mark.parametrize("source, expected", [
@@ -155,7 +135,7 @@ def test_clean_spellings_are_not_flagged(tmp_path):
     """Other `.sheet` attributes (a trace's state, an item's size) and the family's SHEET are fine."""
     planted = tmp_path / "foldsim" / "dataset" / "clean.py"
     planted.parent.mkdir(parents=True)
-    planted.write_text("from .. import kernels as K\nfrom ..families.mentalblackboard import SHEET\n"
+    planted.write_text("from .. import kernels as K\nfrom ..mentalblackboard_sheet import SHEET\n"
                        "s = trace.sheet(0)\nx = item.sheet.cols\nK.fold_one\n", encoding="utf-8")
     assert sheet_table_reads(planted, tmp_path) == []
 

@@ -204,7 +204,7 @@ WRITERS = {
     "solve --sheet": (["solve", "--sheet", "2x2", "--folds", "1", "--target", "[[\"1/2\", \"1/2\"]]"], "file",
                       "foldsim.sheet_space:enumerate_family"),
     "generate --family": (["generate", "--family", "srbench", "--count", "1", "--no-media"], "dir",
-                          "foldsim.families.base:Family.write_run"),
+                          "foldsim.dataset.families:write_run"),
 }
 
 
@@ -442,3 +442,23 @@ def test_fuzz_render_item_ids_never_escape_nor_overwrite(ids):
         assert sorted(p.name for p in (root / "work").iterdir()) == ["items.json", "out"]
         folders = list((root / "work" / "out" / "img_text_outputs").iterdir())
         assert len(folders) == len(rendered)  # one folder per drawn item: none shared
+
+
+def test_every_reader_of_answers_maps_and_media_is_bounded(tmp_path, monkeypatch):
+    """The runner's answers file, an id map, a provider's results file and a media file are read
+    through foldsim.io's bounded reader: past limits.MAX_INPUT_BYTES each is one InputError naming
+    the file, never a read until memory runs out (a FIFO or /dev/zero where a file was)."""
+    import foldsim.limits
+    from foldsim.outputs.harness_files import _b64
+    from foldsim.errors import InputError
+    from foldsim.eval.requests import _base64_of, read_id_map, restore_ids
+    from foldsim.eval.runner import read_answers_file
+
+    big = tmp_path / "big.jsonl"
+    big.write_text('{"id": "a", "response": {}}\n' * 10)
+    monkeypatch.setattr(foldsim.limits, "MAX_INPUT_BYTES", 64)
+    for read in (read_answers_file, read_id_map, lambda p: restore_ids(p, p), _b64,
+                 lambda p: _base64_of(str(p), 0, 0)):
+        with pytest.raises(InputError) as caught:
+            read(big)
+        assert str(big) in str(caught.value) and "MAX_INPUT_BYTES" in str(caught.value)

@@ -21,7 +21,7 @@ from foldsim.eval.prompts import (
     MODALITIES, ItemError, TemplateError, Templates, build_messages, dataset_prompts, load_prompt, step_image_sources,
 )
 from foldsim.eval.requests import PROVIDERS, TAKES_VIDEO, write_requests
-from foldsim.families.mentalblackboard import SHEET
+from foldsim.mentalblackboard_sheet import SHEET
 from foldsim.render.images import ImageStyle, step_image_names, write_images
 from foldsim.render.text import write_text
 from foldsim.trace import trace

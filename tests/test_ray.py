@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from foldsim.cli import app
 from foldsim.dataset.backends import ray_jobs, task_error
-from foldsim.dataset.media import LOCK_FILE, ItemPlan, Manifest, MediaRequest, record_hash
+from foldsim.dataset.media import LOCK_FILE, ItemPlan, Manifest, MediaRequest, _render_job, record_hash
 
 runner = CliRunner()
 DATA = "PFHP_Prediction_Data.json"
@@ -97,7 +97,7 @@ def test_stopping_early_cancels_the_tasks_in_flight(local_ray, local_run, tmp_pa
     records = json.loads((local_run / DATA).read_text())
     request = MediaRequest.of(text=True)
     plans = [ItemPlan(record, ("text",), Manifest(record["id"], record_hash(record), None)) for record in records]
-    jobs = ray_jobs(plans, str(tmp_path), request, workers=2)
+    jobs = ray_jobs(_render_job, plans, str(tmp_path), request, workers=2)
     item_id, outcome = next(jobs)
     assert item_id in {r["id"] for r in records} and set(outcome) == {"text"}
     jobs.close()  # what an interrupt does: the generator's cleanup cancels the rest

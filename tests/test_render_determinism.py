@@ -28,7 +28,7 @@ import pytest
 os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
 
 from foldsim import Config, Hole  # noqa: E402
-from foldsim.families.mentalblackboard import SHEET  # noqa: E402
+from foldsim.mentalblackboard_sheet import SHEET  # noqa: E402
 from foldsim.render.animation import (AnimationOptions, draw_segments, segment_looks, sheet_renderer,  # noqa: E402
                                       unfolding_segments)
 from foldsim.render.item_images import FAMILY_LOOKS  # noqa: E402

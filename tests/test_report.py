@@ -18,9 +18,9 @@ import pytest
 
 from foldsim.cli import main
 from foldsim.eval.answers import PredictedHole
-from foldsim.eval.report import build_report, write_browser, write_page, write_report
-from foldsim.eval.report.build import compare_holes
-from foldsim.eval.report.plots import breakdown, group_order
+from foldsim.outputs.report import build_report, write_browser, write_page, write_report
+from foldsim.outputs.report.build import compare_holes
+from foldsim.outputs.report.plots import breakdown, group_order
 from foldsim.holes import Hole
 from foldsim.io import read_records
 
@@ -326,8 +326,8 @@ def test_max_items_bounds_the_browser_not_the_metrics(small, tmp_path):
 
 def test_browser_finds_dataset_media_and_marks_a_mismatch(small, generalization_file, tmp_path):
     from foldsim.render.images import write_images
-    from foldsim.eval.report.media import DRAWN_STYLE
-    from foldsim.families.mentalblackboard import SHEET
+    from foldsim.outputs.report.media import DRAWN_STYLE
+    from foldsim.mentalblackboard_sheet import SHEET
     from foldsim.trace import trace
 
     records = copy.deepcopy(small["records"][:3])
@@ -549,7 +549,7 @@ def test_hostile_records_and_answers_never_break_the_page(small, tmp_path, capsy
 
 
 # --------------------------------------------------------------------------------------------------
-# benchmark family items, the open-ended holes task (foldsim generate --family; foldsim.families.open)
+# benchmark family items, the open-ended holes task (foldsim generate --family; foldsim.eval.holes)
 
 #: family, level: the sheet sizes test_families_road.py uses (5 x 5 cells named by cell, 1 x 1 named by point)
 HOLES_FAMILIES = (("spatialviz", "L2"), ("srbench", "2"))
@@ -559,8 +559,9 @@ def make_holes(folder: Path) -> dict:
     """Two generated items per family in one dataset file (records only; the fold steps image of each
     family's first item drawn, the others have none), a perfect answers file and a perturbed one: a
     hole dropped and one added, a hole moved, decimals within the tolerance, an unreadable answer."""
-    from foldsim.families.media import item_images, media_fields
-    from foldsim.families.open import answer_pairs
+    from foldsim.dataset.family_media import item_images
+    from foldsim.families.records import media_fields
+    from foldsim.eval.holes import answer_pairs
 
     records = []
     for name, level in HOLES_FAMILIES:
@@ -619,7 +620,7 @@ def circles_in(article: Node, model: int | None) -> list[str]:
 def test_holes_report_on_family_items(holes_report):
     """Both models' scores side by side, each item's general sheet with the result holes and every
     answer's holes marked right / extra / missing as the scorer counts them, the fold steps image."""
-    from foldsim.families.open import score_holes_files
+    from foldsim.eval.holes import score_holes_files
 
     out, data, files = holes_report
     root = check_page(out)

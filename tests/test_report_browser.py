@@ -158,7 +158,7 @@ def test_small_report_in_chromium(chromium, small_report, tmp_path):
 
 def test_browser_with_asset_files_in_chromium(chromium, small, tmp_path):
     """`foldsim browse` output: media as files beside the page load under the page's no-network policy."""
-    from foldsim.eval.report import write_browser
+    from foldsim.outputs.report import write_browser
 
     write_browser(small["dataset"], tmp_path / "browse")
     page_path = tmp_path / "browse" / "index.html"

@@ -1,4 +1,4 @@
-"""foldsim.eval.scoring (default metrics) and foldsim.eval.scoring_compat (the reference's numbers), on small
+"""foldsim.eval.scoring (default metrics) and foldsim.eval.compat (the reference's numbers), on small
 hand-computed cases, the published files, and two properties."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from foldsim.holes import SHAPE_PERIOD, SHAPES
 from foldsim.errors import InputError
 from foldsim.eval.score_base import FIELDS, TEXT_FIELDS, greedy_first_fit, maximum_matching_sizes, truth_item
 from foldsim.eval.scoring import hole_counts, score_default, score_files
-from foldsim.eval.scoring_compat import score_compat
+from foldsim.eval.compat import score_compat
 
 H1 = [{"foldType": "horizontal_top_to_bottom", "foldToFront": True}]
 

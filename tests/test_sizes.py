@@ -245,9 +245,9 @@ GENERATE_REFUSED = [
 @pytest.mark.parametrize("family", ["mentalblackboard", "spatialviz", "visfactor", "srbench"])
 @pytest.mark.parametrize("args, start", GENERATE_REFUSED, ids=[" ".join(a) for a, _ in GENERATE_REFUSED])
 def test_generate_family_refuses_sizes_and_ignored_options_before_work(monkeypatch, tmp_path, family, args, start):
-    import foldsim.cli.families as family_cli
+    import foldsim.cli.dataset as dataset_cli
 
-    monkeypatch.setattr(family_cli, "generate_family_command", no_work)
+    monkeypatch.setattr(dataset_cli, "generate_family_command", no_work)
     out = tmp_path / "out"
     line = one_error_line(invoke("generate", "--family", family, "--out", out, *args))
     assert line.startswith(f"error: {start}")

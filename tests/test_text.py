@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from foldsim import Config, Hole, InputError
-from foldsim.families.mentalblackboard import SHEET
+from foldsim.mentalblackboard_sheet import SHEET
 from foldsim.mesh import TriangleSheet
 from foldsim.render.text import final_text, grid_chars, grid_text, steps_text, write_text
 from foldsim.trace import trace

@@ -222,7 +222,7 @@ def enumerate_command(
                       "level; --folds, --lines, --sides, --faces, --punches describe a --sheet family)")
     rules = rules or "physical"
     if family is not None:
-        from ..families.base import family as family_of
+        from ..families.registry import family as family_of
 
         try:
             fam = family_of(family)

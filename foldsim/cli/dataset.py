@@ -126,8 +126,6 @@ def generate(
       foldsim generate --family visfactor --level normal --count 2 --out demo-out/visfactor
     """
     if family is not None:
-        from .families import generate_family_command
-
         if task is not None:
             fail(f"--task: not used with --family (generate --family {family} writes that family's multiple-choice "
                  "items; --task writes a MentalBlackboard task)")
@@ -225,6 +223,32 @@ def _check_backend(backend: str, address: str | None) -> None:
         from ..dataset.backends import require_ray
 
         require_ray()
+
+
+def generate_family_command(name: str, level: str | None, count: int, seed: int, out_dir: Path, first_id: int,
+                            as_json: bool, *, splits: str | None = None, media: bool = True, workers: int = 1,
+                            backend: str = "local", address: str | None = None) -> None:
+    """`foldsim generate --family F`: `foldsim.dataset.families.write_run` (the family's items in
+    foldsim's format and its own, the images through the media machinery: resume, lock, progress,
+    workers, Ray), a summary line (or JSON); exit 1 if an item's images failed."""
+    from ..errors import InputError
+    from ..dataset.families import write_run
+    from ..families.registry import family
+
+    try:
+        fam = family(name)
+        from ..dataset.splits import parse_splits
+
+        split_spec = parse_splits(splits) if splits is not None else ()
+        _check_backend(backend, address)
+        check_output_path(out_dir, "dir")  # before any item is drawn
+        written, report = write_run(fam, out_dir, count, seed, level, console=err, media=media, splits=split_spec,
+                                    workers=workers, backend=backend, address=address, first_id=first_id)
+    except InputError as problem:
+        fail(problem)
+    if not as_json:
+        out.print(f"wrote {written['count']} {name} items to {written['items']} and {written['native']}", markup=False)
+    _print_render_report(report, as_json, written, media=media)
 
 
 @app.command(cls=FoldsimCommand, rich_help_panel=DATASETS)

@@ -98,7 +98,7 @@ def export_command(
       foldsim export demo-out/choice --format hf --task choice --modality text --out demo-out/hf
     """
     from ..errors import InputError
-    from ..dataset.export import export_dataset
+    from ..outputs.export import export_dataset
     from ..dataset.media import default_workers
 
     if workers is not None and workers < 1:

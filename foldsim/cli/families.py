@@ -1,4 +1,4 @@
-"""The family commands: `audit --family F ITEMS`, and the writer behind `generate --family`."""
+"""The family commands: `audit --family F ITEMS` (`generate --family` is `generate`'s, foldsim.cli.dataset)."""
 
 from __future__ import annotations
 
@@ -7,34 +7,8 @@ from typing import Annotated
 
 import typer
 
-from .common import EXIT_ITEMS, EXIT_USAGE, app, check_output_path, err, error, fail, out, print_json
+from .common import EXIT_ITEMS, EXIT_USAGE, app, error, fail, out, print_json
 from .help import DATASETS, FoldsimCommand
-
-
-def generate_family_command(name: str, level: str | None, count: int, seed: int, out_dir: Path, first_id: int,
-                            as_json: bool, *, splits: str | None = None, media: bool = True, workers: int = 1,
-                            backend: str = "local", address: str | None = None) -> None:
-    """`foldsim generate --family F`: `family(F).write_run` (the family's items in foldsim's format
-    and its own, the images through the media machinery: resume, lock, progress, workers, Ray), a
-    summary line (or JSON); exit 1 if an item's images failed."""
-    from ..errors import InputError
-    from ..families.base import family
-    from .dataset import _check_backend, _print_render_report
-
-    try:
-        fam = family(name)
-        from ..dataset.splits import parse_splits
-
-        split_spec = parse_splits(splits) if splits is not None else ()
-        _check_backend(backend, address)
-        check_output_path(out_dir, "dir")  # before any item is drawn
-        written, report = fam.write_run(out_dir, count, seed, level, console=err, media=media, splits=split_spec,
-                                        workers=workers, backend=backend, address=address, first_id=first_id)
-    except InputError as problem:
-        fail(problem)
-    if not as_json:
-        out.print(f"wrote {written['count']} {name} items to {written['items']} and {written['native']}", markup=False)
-    _print_render_report(report, as_json, written, media=media)
 
 
 @app.command(cls=FoldsimCommand, rich_help_panel=DATASETS)
@@ -60,7 +34,7 @@ def audit(
     """
     from ..errors import InputError
     from ..families.audit import DIFFERS, INVALID, audit_records
-    from ..families.base import family as family_of
+    from ..families.registry import family as family_of
     from ..io import read_records
 
     if family is not None:

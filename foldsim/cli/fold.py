@@ -34,6 +34,7 @@ def fold_command(
     """
     from ..errors import InputError, debugging, internal_error_text
     from ..foldfile import fold_document
+    from ..simulate import record_positions
     from ..io import FileNames, NotRegularFileError, atomic_write_text, read_records, record_name, record_object
 
     check_output_path(out_dir, "dir")
@@ -44,13 +45,18 @@ def fold_command(
     errors: list[str] = []
     written: list[str] = []
     names = FileNames()  # one safe name per id (foldsim.io.safe_file_name), never one file for two items
+    positions = record_positions(records, len(records))  # "line 4" / "item 2", as simulate names them
     for index, record in enumerate(records):
-        name = record_name(record, index + 1)
+        name = record_name(record, index)
+        if name == record_name(None, index):
+            name = positions[index]
         try:
-            document = fold_document(record_object(record, name), index=index)
+            document = fold_document(record_object(record, name), index=index, name=name)
             target = f"{names.claim(document['file_title'], name)}.fold"
         except InputError as problem:
-            errors.append(str(problem if problem.item else problem.at(item=name)))
+            if problem.item in (None, record_name(None, index)):  # an id-less item: by its position
+                problem = InputError(problem.message, item=name, field=problem.field)
+            errors.append(str(problem))
             continue
         except Exception as problem:  # noqa: BLE001  (one item's bug is that item's error line)
             if debugging():

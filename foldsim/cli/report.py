@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..eval.report.limits import DRAW_LIMIT, MAX_ITEMS
+from ..outputs.report.limits import DRAW_LIMIT, MAX_ITEMS
 from .common import app, check_output_path, err, fail, item_errors, items_exit_code, out, write_output
 from .help import EVALUATE, FoldsimCommand
 
@@ -29,7 +29,7 @@ def _positive(value: int, option: str) -> None:
 def _write(data, page: Path, *, assets: bool, draw_limit: int) -> None:
     """Draw the page with a progress bar and write it atomically (its assets first)."""
     from ..progress import counting_bar
-    from ..eval.report import page_text
+    from ..outputs.report import page_text
 
     bar, advance = counting_bar("drawing the page", "items", len(data.items), console=err)
     try:
@@ -68,7 +68,7 @@ def report(
           --name oracle --name mirror-model --out demo-out/report.html
     """
     from ..errors import InputError
-    from ..eval.report import assets_folder, build_report
+    from ..outputs.report import assets_folder, build_report
 
     _positive(draw_limit, "--draw-limit")
     _positive(max_items, "--max-items")
@@ -107,7 +107,7 @@ def browse(
       foldsim browse demo-out/choice/PFHP_Choice_Data.json --out demo-out/browse
     """
     from ..errors import InputError
-    from ..eval.report import build_report
+    from ..outputs.report import build_report
 
     _positive(draw_limit, "--draw-limit")
     _positive(max_items, "--max-items")

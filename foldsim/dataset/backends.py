@@ -17,13 +17,9 @@ write there and the driver reads it back. Ray is imported only here, only when a
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
 
 from ..errors import InputError
-
-if TYPE_CHECKING:
-    from .media import ItemPlan, MediaRequest
 
 #: items in flight per cluster CPU: enough to keep every worker busy, few enough that a million
 #: items never sit in Ray's object store at once
@@ -96,16 +92,16 @@ def task_error(ray, error: BaseException) -> BaseException:
     return RuntimeError(f"Ray: {type(error).__name__}: {first}"[:300])
 
 
-def ray_jobs(plans: Sequence[ItemPlan], out_dir: str, request: MediaRequest, *, workers: int = 1,
+def ray_jobs(job: Callable[..., dict], plans: Sequence, out_dir: str, request, *, workers: int = 1,
              address: str | None = None) -> Iterator[tuple[str, dict | BaseException]]:
-    """(id, manifest entries or the error) per plan as its Ray task finishes (see the module doc)."""
+    """(id, manifest entries or the error) per plan as its Ray task `job(plan, out_dir, request)`
+    finishes (see the module doc): `plans` are foldsim.dataset.media's ItemPlans, `request` its
+    MediaRequest, `job` its module-level render job (passed in, so this module needs nothing of media)."""
     ray = require_ray()
-    from .media import _render_job
-
     started = start_ray(ray, address, workers)
     running: dict = {}
     try:
-        task = ray.remote(num_cpus=1, max_retries=0)(_render_job)
+        task = ray.remote(num_cpus=1, max_retries=0)(job)
         cpus = int(ray.cluster_resources().get("CPU", workers)) or 1
         limit = IN_FLIGHT_PER_CPU * cpus
         pending = iter(plans)

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..codes import action_code, parse_action
 from ..config import Config
-from ..families.mentalblackboard import SHEET
+from ..mentalblackboard_sheet import SHEET
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value
 from ..kernels import actions as A
 from ..mesh import QUARTER_ROTATIONS

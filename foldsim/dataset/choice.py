@@ -27,7 +27,7 @@ import numpy as np
 from ..codes import action_code, code_of_entry, entry_of_code
 from ..config import Config
 from ..errors import InputError
-from ..families.mentalblackboard import SHEET
+from ..mentalblackboard_sheet import SHEET
 from ..tasks import CHOICE_TASKS
 from .. import kernels as K
 from ..kernels import actions as A
@@ -37,54 +37,12 @@ from ..rules import GROUPS
 from ..solve import solve_tasks
 from . import distractors as D
 from .levels import level_score
-from .media import MEDIA_FIELDS
+from .media_names import MEDIA_FIELDS
+from .options import CUE_KINDS, DEFAULT_OPTIONS, ChoiceSpec
 
 BASE_TASK = {"choice": "prediction", "split": "prediction", "plan-choice": "planning"}
-TASK_MODELS = {"choice": D.CHOICE_MODELS, "split": D.CHOICE_MODELS, "plan-choice": D.PLAN_MODELS}
-CUE_KINDS = ("none", "true", "counterfactual")
 LABELS = "ABCDEFGH"
-MIN_OPTIONS, MAX_OPTIONS, DEFAULT_OPTIONS = 3, 8, 5
 MAX_ROUNDS = 32  # redraw rounds before giving up on a group
-
-
-@dataclass(frozen=True)
-class ChoiceSpec:
-    """The options of the choice tasks: K, the error models to draw distractors from (None = all of
-    the task's), how to prefer among a model's variants, and the cue conditions."""
-
-    options: int = DEFAULT_OPTIONS
-    distractors: tuple[str, ...] | None = None
-    similarity: str = "random"
-    cues: tuple[str, ...] = ("none",)
-
-    def models(self, task: str) -> tuple[str, ...]:
-        return TASK_MODELS[task] if self.distractors is None else self.distractors
-
-    def validate(self, task: str) -> "ChoiceSpec":
-        """Self, or an InputError naming the command-line option that is wrong."""
-        if not isinstance(self.options, int) or not MIN_OPTIONS <= self.options <= MAX_OPTIONS:
-            raise InputError(f"must be an integer from {MIN_OPTIONS} to {MAX_OPTIONS}, got {self.options!r}",
-                             field="--options")
-        known = TASK_MODELS[task]
-        if self.distractors is not None:
-            if not self.distractors:
-                raise InputError("name at least one error model", field="--distractors")
-            for model in self.distractors:
-                if model not in known:
-                    raise InputError(f"unknown error model {model!r} for {task} (expected {', '.join(known)})",
-                                     field="--distractors")
-        if self.similarity not in D.SIMILARITY:
-            raise InputError(f"unknown similarity {self.similarity!r} (expected {', '.join(D.SIMILARITY)})",
-                             field="--similarity")
-        if not self.cues or len(set(self.cues)) != len(self.cues):
-            raise InputError("name each cue condition once", field="--cues")
-        for cue in self.cues:
-            if cue not in CUE_KINDS:
-                raise InputError(f"unknown cue condition {cue!r} (expected {', '.join(CUE_KINDS)})", field="--cues")
-        if task == "plan-choice" and self.cues != ("none",):
-            raise InputError("cue tests apply to choice and split items (a plan-choice item has no folding steps "
-                             "to show a state of)", field="--cues")
-        return self
 
 
 def parse_list(text: str | None) -> tuple[str, ...] | None:
@@ -248,7 +206,7 @@ def with_truth(chosen: list[Chosen | None], rows: D.Rows, outcome: D.Outcome, it
 def pick_items(options, spec: ChoiceSpec) -> list[Chosen]:
     """The items of every group (`options.group_slots()`), drawn as the base task draws them, with their options; items
     without enough distinct distractors are redrawn from the same group's random stream."""
-    from .generate import draw_group, draw_group_at_level, item_configs
+    from .draw import draw_group, draw_group_at_level, item_configs
 
     base = replace(options, task=BASE_TASK[options.task], choice=None, total=None)
     draw_of = draw_group_at_level if base.level else draw_group
@@ -322,7 +280,7 @@ def record_id(number: int, cue: str, spec: ChoiceSpec) -> str:
 def choice_records(options) -> list[dict]:
     """Every record of a choice, split or plan-choice dataset (GenerateOptions with `choice` set or
     None for the defaults)."""
-    from .generate import TASK_TYPE
+    from .draw import TASK_TYPE
 
     task = options.task
     spec = (options.choice or ChoiceSpec()).validate(task)

@@ -44,7 +44,7 @@ from .. import kernels as K
 from ..batching import run_chunked
 from ..codes import action_code, entry_of_code, parse_action
 from ..config import Config
-from ..families.mentalblackboard import SHEET
+from ..mentalblackboard_sheet import SHEET
 from ..holes import SHAPE_PERIOD, SHAPES, SIZES, Hole, direction_value
 from ..kernels import actions as A
 from ..kernels.punch import punch_hits, total_rotation

@@ -1,4 +1,4 @@
-"""Model-facing code: reading answers (`answers`), scoring them (`scoring`, `scoring_compat` on top of
+"""Model-facing code: reading answers (`answers`), scoring them (`scoring`, `compat` on top of
 `score_base`), replaying planning answers (`verify`), and the evaluation road: prompts from
 templates (`prompts`), provider request files (`requests`), a resumable runner for
 OpenAI-compatible endpoints (`runner`), dataset-to-score in one call (`pipeline`) and one item's

@@ -27,6 +27,9 @@ it was chosen (split: answered "yes"); its `chosen` column adds up with the righ
 ambiguous and omitted ones to N. Breakdowns by action pattern, number of folds, level and cue
 condition; cue reliance = among items with a counterfactual cue and an answer, the share whose
 answer is the option the cue implies (split: rows answering "yes" to it).
+
+Size (~610 lines): extraction, the per-item score and the report's metrics (chance, guessing
+correction, confusion, cue reliance) of the choice tasks read one answer form and one record form.
 """
 
 from __future__ import annotations

@@ -31,8 +31,8 @@ def score_item(task: str, truth_record: dict, response_text: str | list | None) 
 
     if task in CHOICE_TASKS:  # choice, split, plan-choice: their own per-item metrics
         return score_choice_item(task, truth_record, response_text)
-    if task == "holes":  # family items, open-ended (foldsim.families.open)
-        from ..families.open import score_holes_item
+    if task == "holes":  # family items, open-ended (foldsim.eval.holes)
+        from .holes import score_holes_item
 
         return score_holes_item(truth_record, response_text)
     if task not in TASKS:

@@ -34,7 +34,7 @@ from urllib.parse import quote
 import orjson
 
 from ..errors import InputError
-from ..io import atomic_write_bytes, atomic_write_json, current_umask
+from ..io import atomic_write_bytes, atomic_write_json, current_umask, read_bounded, read_text
 from .prompts import ItemPrompt, Message, Part, Templates, dataset_prompts
 
 PROVIDERS = ("openai", "anthropic", "gemini", "chat")
@@ -88,7 +88,7 @@ class RequestOptions:
 @lru_cache(maxsize=256)
 def _base64_of(path: str, mtime_ns: int, size: int) -> str:
     """Base64 of a file, cached by (path, mtime, size): the numbered sheet is in every request."""
-    return base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    return base64.b64encode(read_bounded(Path(path))).decode("ascii")  # bounded: a media file may be a stream
 
 
 def media_base64(part: Part) -> str:
@@ -262,9 +262,10 @@ def read_id_map(path: str | Path) -> dict[str, str]:
     """{custom_id: original id} of an id map file (InputError naming the file if it is not one)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise InputError(f"cannot read id map: {getattr(err, 'strerror', None) or err}", item=str(path)) from None
+        data = json.loads(read_text(path))  # bounded (limits.MAX_INPUT_BYTES)
+    except ValueError as err:  # an InputError from reading, or not JSON
+        reason = err.message if isinstance(err, InputError) else err
+        raise InputError(f"cannot read id map: {reason}", item=str(path)) from None
     ids = data.get("ids") if isinstance(data, dict) else None
     if not isinstance(ids, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in ids.items()):
         raise InputError(f"not an id map (expected {{\"format\": \"{ID_MAP_FORMAT}\", \"ids\": {{...}}}})", item=str(path))
@@ -291,10 +292,7 @@ def restore_ids(answers_path: str | Path, map_path: str | Path, out_path: str | 
     answers_path = Path(answers_path)
     ids = read_id_map(map_path)
     out_path = Path(out_path) if out_path else answers_path.with_name(f"{answers_path.stem}.restored{answers_path.suffix}")
-    try:
-        text = answers_path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read: {getattr(err, 'strerror', None) or err}", item=str(answers_path)) from None
+    text = read_text(answers_path)  # bounded (limits.MAX_INPUT_BYTES); InputError naming the file
     try:
         whole = json.loads(text)
     except ValueError:

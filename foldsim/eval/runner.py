@@ -39,7 +39,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..errors import InputError
-from ..io import atomic_write_bytes
+from ..io import atomic_write_bytes, read_bounded
 from ..progress import RateColumn
 from .prompts import Templates, dataset_prompts
 from .requests import RequestOptions, chat_body
@@ -154,10 +154,9 @@ def is_answer_row(row: object) -> bool:
 def read_answers_file(path: Path) -> tuple[list[bytes], set[str], list[str]]:
     """The answer rows to keep, their ids, and notes on what was dropped: error rows (to be
     retried), duplicates, and lines that are not complete rows (a partial last line)."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    if not path.exists():
         return [], set(), []
+    data = read_bounded(path)  # limits.MAX_INPUT_BYTES, InputError past it
     kept, done, notes = [], set(), []
     errors = duplicates = broken = 0
     lines = data.split(b"\n")
@@ -204,7 +203,7 @@ class AnswerLog:
             raise InputError("another run is writing this answers file", item=str(self.path)) from None
         try:
             kept, self.done, self.notes = read_answers_file(self.path)
-            original = self.path.read_bytes() if self.path.exists() else b""
+            original = read_bounded(self.path) if self.path.exists() else b""
             repaired = b"".join(line + b"\n" for line in kept)
             if repaired != original:
                 atomic_write_bytes(self.path, repaired)

@@ -1,4 +1,4 @@
-"""What both scorers build on (default `scoring` and `scoring_compat`): the parsed truth items, the
+"""What both scorers build on (default `scoring` and `compat`): the parsed truth items, the
 per-item score and report types, pooled aggregation, group breakdowns and the hole matchings. Kept
 below both so neither scorer imports the other."""
 

@@ -1,5 +1,5 @@
 """Scoring model answers against ground truth (formats doc §3): the correct metrics by default, the
-reference scorers' numbers in `--compat mentalblackboard` mode (foldsim.eval.scoring_compat).
+reference scorers' numbers in `--compat mentalblackboard` mode (foldsim.eval.compat).
 
 Default mode, per item (g = truth holes, p = listed predicted holes, M = matched holes):
 - holes are paired by a maximum bipartite matching (not greedy), shape/size case-insensitive,
@@ -527,11 +527,11 @@ def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, 
     from ..tasks import CHOICE_TASKS
     from .choice import score_choice_files
 
-    if task == "holes":  # the open-ended task of family items (foldsim.families.open)
+    if task == "holes":  # the open-ended task of family items (foldsim.eval.holes)
         if compat is not None:
             raise InputError("the reference has no holes task, so there is no reference scorer to reproduce",
                              field="--compat")
-        from ..families.open import score_holes_files
+        from .holes import score_holes_files
 
         return score_holes_files(truth_path, answers_path)
     if task in CHOICE_TASKS:
@@ -547,7 +547,7 @@ def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, 
         truth = load_truth(truth_path, task)
         answers = load_answers(answers_path)
         if compat:
-            from .scoring_compat import score_compat
+            from .compat import score_compat
 
             report = score_compat(task, truth.items, answers, compat)
         else:

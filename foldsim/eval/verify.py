@@ -17,6 +17,9 @@ fold sequence x punch location (foldsim.planning.sequence_table, 4,680 sequences
 process with the kernel); other plans go to the kernel in one chunked call. Result holes become
 integer keys (shape-size, location, direction class) sorted per row, which compare as multisets
 column by column; Hole and Verdict objects are only made when asked for (`Judgement` is columnar).
+
+Size (~610 lines): parsing plans into kernel rows, the batched replay and the verdicts in checking
+order are one pipeline whose order defines each item's first failing reason.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ def main() -> None:
     import datasets
     from PIL import Image
 
-    from foldsim.dataset.export import hf_features
+    from foldsim.outputs.export import hf_features
     from foldsim.eval.item import score_item
 
     version, dataset, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])

@@ -1,0 +1,24 @@
+"""The families by name: `FAMILIES` (name -> Family, in the order the CLI lists them) and `family(name)`,
+the one lookup that refuses an unknown name. The only module that imports every family (each family
+module imports `foldsim.families.base` alone, so the families stay independent of one another)."""
+
+from __future__ import annotations
+
+from ..errors import InputError, describe
+from .base import Family
+from .mentalblackboard import MentalBlackboardFamily
+from .spatialviz import SPATIALVIZ
+from .srbench import SRBENCH
+from .visfactor import VISFACTOR
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (SPATIALVIZ, VISFACTOR, SRBENCH, MentalBlackboardFamily())}
+#: the families whose items `generate_family` samples; MentalBlackboard's come from its own
+#: generator (foldsim.dataset.generate), through foldsim.dataset.mentalblackboard_family, into the
+#: same item format
+GENERAL_FAMILIES = ("spatialviz", "visfactor", "srbench")
+
+
+def family(name: str) -> Family:
+    if name not in FAMILIES:
+        raise InputError(f"must be one of {', '.join(FAMILIES)}, got {describe(name)}", field="--family")
+    return FAMILIES[name]
