@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test fuzz bench install clean docs test-package test-lowest architecture snapshot-compare
+.PHONY: demo test fuzz bench install clean docs cli-docs test-package test-lowest architecture snapshot-compare
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,11 @@ snapshot-compare: $(STAMP)
 # `make test` runs the same build with --strict (tests/test_docs.py)
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
+
+# docs/cli.md from the command line itself (every command's docstring and options, as --help prints
+# them; foldsim/cli/manual.py); tests/test_cli_help.py fails while the page is stale
+cli-docs: $(STAMP)
+	$(BIN)/python -m foldsim.cli.manual docs/cli.md
 
 # the wheel, pip-installed into a bare venv with every dependency from the registry, then used from
 # another folder (tests/test_package.py; `make test` runs the offline variant)

@@ -130,15 +130,20 @@ class SheetFamily:
 
     @classmethod
     def parse(cls, sheet: str, folds: int, lines: str = "grid,diagonal", **options) -> "SheetFamily":
-        """A family from CLI text: `sheet` "COLSxROWS" (e.g. "4x4"), `lines` comma-separated."""
+        """A family from CLI text: `sheet` "COLSxROWS" (e.g. "4x4"), `lines` comma-separated. An
+        InputError names the option as the command line spells it (--sheet, --folds, --sides, ...)."""
         parts = str(sheet).lower().split("x")
         if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-            raise InputError(f"must be COLSxROWS, e.g. 4x4, got {describe(sheet)}", field="sheet")
+            raise InputError(f"must be COLSxROWS, e.g. 4x4, got {describe(sheet)}", field="--sheet")
         cols, rows = (int(p) for p in parts)
         if not (1 <= cols <= MAX_SHEET_SIDE and 1 <= rows <= MAX_SHEET_SIDE):
-            raise InputError(f"must be 1 to {MAX_SHEET_SIDE} cells each way, got {describe(sheet)}", field="sheet")
+            raise InputError(f"must be 1 to {MAX_SHEET_SIDE} cells each way, got {describe(sheet)}", field="--sheet")
         names = tuple(n.strip() for n in str(lines).split(",") if n.strip())
-        return cls(cols, rows, folds, names, **options)
+        try:
+            return cls(cols, rows, folds, names, **options)
+        except InputError as error:
+            option = f"--{error.field.replace('_', '-')}" if error.field in ("lines", "folds", *options) else error.field
+            raise InputError(error.message, field=option) from None
 
     def describe(self) -> str:
         lengths = f"{self.folds}" if self.min_folds == self.folds else f"{self.min_folds}..{self.folds}"
@@ -777,8 +782,9 @@ def fold_text(fold: Fold) -> str:
 
 
 def read_targets(text: str) -> list[list]:
-    """Targets from JSON text or a JSON file path: a list of points ([x, y] or {"x", "y"}; "p/q"
-    strings allowed) is one target; a list of such lists is several; {"targets": [...]} too."""
+    """Targets from JSON text or a JSON file path (the --target option: errors name it so): a list of
+    points ([x, y] or {"x", "y"}; "p/q" strings allowed) is one target; a list of such lists is
+    several; {"targets": [...]} too."""
     from pathlib import Path
 
     raw = text
@@ -788,15 +794,15 @@ def read_targets(text: str) -> list[list]:
         try:
             raw = read_text(Path(text))
         except InputError as err:
-            raise InputError(f"is neither JSON nor a readable file ({err.message})", field="target") from None
+            raise InputError(f"is neither JSON nor a readable file ({err.message})", field="--target") from None
     try:
         data = json.loads(raw)
     except ValueError as err:
-        raise InputError(f"is not valid JSON ({err})", field="target") from None
+        raise InputError(f"is not valid JSON ({err})", field="--target") from None
     if isinstance(data, dict):
         data = data.get("targets", data.get("holes"))
     if not isinstance(data, list):
-        raise InputError(f"must be a list of holes or of hole lists, got {describe(data)}", field="target")
+        raise InputError(f"must be a list of holes or of hole lists, got {describe(data)}", field="--target")
     if data and all(isinstance(t, list) and (not t or isinstance(t[0], (list, dict))) for t in data):
         targets = data
     else:
@@ -805,7 +811,7 @@ def read_targets(text: str) -> list[list]:
         try:
             distinct_points(_points(target), "target")  # exact, bounded numbers; a repeated hole refused
         except InputError as err:
-            raise err.at(field_prefix=f"target {i + 1}") from None
+            raise err.at(field_prefix=f"--target: target {i + 1}") from None
     return targets
 
 

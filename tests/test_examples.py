@@ -180,7 +180,7 @@ def test_cli_check_bad_file_and_bad_item(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["check"], "error: foldsim check: Missing argument 'files'."),
+    (["check"], "error: foldsim check: Missing argument 'FILES'."),
     (["nosuch"], "error: foldsim: No such command 'nosuch'."),
     (["verify", "--bogus", "a", "b"], "error: foldsim verify: No such option: --bogus"),
 ])

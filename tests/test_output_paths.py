@@ -393,7 +393,7 @@ def test_simulate_answers_the_readable_file_beside_a_missing_one(tmp_path):
     (["simulate", "/dev/zero"], "error: /dev/zero: larger than 1,048,576 bytes, more than foldsim reads "
                                 "(limits.MAX_INPUT_BYTES)"),
     (["solve", "--sheet", "2x2", "--folds", "1", "--target", "/dev/zero"],
-     "error: target: is neither JSON nor a readable file (larger than 1,048,576 bytes, more than foldsim reads "
+     "error: --target: is neither JSON nor a readable file (larger than 1,048,576 bytes, more than foldsim reads "
      "(limits.MAX_INPUT_BYTES))"),
 ])
 def test_a_stream_that_never_ends_is_cut_at_the_bound(args, line):

@@ -13,14 +13,15 @@ from typing import Literal, NoReturn
 
 import typer
 from rich.console import Console
-from typer.core import TyperGroup
+
+from .help import FoldsimHelpGroup, VersionOption
 
 
 class Interrupted(Exception):
     """Ctrl-C reached the command line (Typer would turn it into a silent exit 130; `main` says so)."""
 
 
-class _FoldsimGroup(TyperGroup):
+class _FoldsimGroup(FoldsimHelpGroup):
     """Notes, before the root callback runs, whether the command line asks for a command's help (the
     help is printed while the subcommand parses its options, after the callback, and asking for
     help must work whatever the environment holds); passes Ctrl-C on as `Interrupted`."""
@@ -33,14 +34,14 @@ class _FoldsimGroup(TyperGroup):
             raise Interrupted from interrupt
 
 
-app = typer.Typer(cls=_FoldsimGroup, add_completion=False, no_args_is_help=True,
-                  help="Exact, batched paper folding & hole punching.")
+app = typer.Typer(cls=_FoldsimGroup, no_args_is_help=True,
+                  help="Paper folding & hole punching, exact and batched. Details and examples: foldsim COMMAND --help")
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 @app.callback()
-def root(ctx: typer.Context) -> None:
+def root(ctx: typer.Context, version: VersionOption = False) -> None:
     """foldsim: check, enumerate, verify, solve, score, generate and render paper-folding items."""
     if not ctx.meta.get("foldsim.help"):
         check_environment()

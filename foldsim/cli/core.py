@@ -12,19 +12,22 @@ from rich.markup import escape
 from ..progress import counting_bar, staged_bar
 from .common import (EXIT_USAGE, app, check_output_path, err, error, fail, item_errors, items_exit_code, out,
                      print_json, write_output)
+from .help import SIMULATE, SPACES, FoldsimCommand
 
 # a general sheet family (foldsim.sheet_space), shared by `enumerate --sheet` and `solve --sheet`
-SheetOption = Annotated[str | None, typer.Option("--sheet", help="a general sheet COLSxROWS (e.g. 4x4): its "
+SheetOption = Annotated[str | None, typer.Option("--sheet", metavar="COLSxROWS", help="a general sheet COLSxROWS (e.g. 4x4): its "
                                                  "family of fold sequences instead of MentalBlackboard's")]
 FoldsOption = Annotated[int | None, typer.Option("--folds", help="with --sheet: 1 up to this many folds (default 2)")]
-LinesOption = Annotated[str | None, typer.Option("--lines", help="with --sheet: some of grid, diagonal, halves, "
-                                                 "thirds, centre-diagonals (default grid,diagonal)")]
-SidesOption = Annotated[str | None, typer.Option("--sides", help="with --sheet: both (either named side moves; "
-                                                 "default) | smaller")]
-FacesOption = Annotated[str | None, typer.Option("--faces", help="with --sheet: front (default) | both (front and "
-                                                 "back folds)")]
-PunchesOption = Annotated[str | None, typer.Option("--punches", help="with --sheet: centres (every cell centre; "
-                                                   "default) | half (every half-cell point inside)")]
+LinesOption = Annotated[str | None, typer.Option("--lines", metavar="LINES", help="with --sheet: some of grid, "
+                                                 "diagonal, halves, thirds, centre-diagonals, comma-separated "
+                                                 "(default grid,diagonal)")]
+SidesOption = Annotated[str | None, typer.Option("--sides", metavar="[both|smaller]", help="with --sheet: both "
+                                                 "(either named side moves; default) or smaller")]
+FacesOption = Annotated[str | None, typer.Option("--faces", metavar="[front|both]", help="with --sheet: front "
+                                                 "(default) or both (front and back folds)")]
+PunchesOption = Annotated[str | None, typer.Option("--punches", metavar="[centres|half]", help="with --sheet: "
+                                                   "centres (every cell centre; default) or half (every half-cell "
+                                                   "point inside)")]
 
 
 def refuse_unused(given: dict[str, object], reason: str) -> None:
@@ -60,16 +63,27 @@ def enumerate_sheet(family, **options):
                                 on_level=lambda k, n: stage(f"enumerating {size}: {k} fold{'s' * (k != 1)}", n))
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=SIMULATE)
 def check(
     files: Annotated[list[Path], typer.Argument(help="MentalBlackboard-format JSON/JSONL files")],
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object per file (a list for several)")] = False,
-    engine: Annotated[str, typer.Option("--engine", help="general (the general engine's MentalBlackboard preset) "
-                                        "| mentalblackboard (the 32-triangle fast path)")] = "general",
+    engine: Annotated[str, typer.Option("--engine", metavar="[general|mentalblackboard]", help="general (the general "
+                                        "engine's MentalBlackboard preset) or mentalblackboard (the 32-triangle fast path)")] = "general",
 ) -> None:
-    """Re-simulate every record and compare result holes and unfolding codes with what it recorded.
-    Exit 0 iff every item of every file matches; 1 if some item is invalid, differs or cannot be
-    made (one error line per invalid item); 2 if a file cannot be read at all."""
+    """Re-simulate records and compare them with what they recorded.
+
+    Every MentalBlackboard-format record is simulated again; its result holes (as a multiset,
+    directions by class) and unfolding codes are compared with the recorded ones.
+
+    Exit codes:
+      0  every item of every file matches
+      1  some item is invalid, differs or cannot be made (one error line per invalid item)
+      2  a file cannot be read at all, or a bad option
+
+    Examples:
+      foldsim check demo-out/PFHP_Prediction_Data.json
+      foldsim check --json demo-out/choice/PFHP_Choice_Data.json
+    """
     from ..check import ENGINES, check_file
 
     if engine not in ENGINES:
@@ -114,17 +128,28 @@ def _print_check(fc) -> None:
             out.print(f"    {item.id}: {'; '.join(item.inconsistencies)}", markup=False)
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=SIMULATE)
 def simulate(
     files: Annotated[list[Path], typer.Argument(help="JSON/JSONL items: general items (with a \"sheet\") and/or "
                                                 "MentalBlackboard records")],
     out_file: Annotated[Path | None, typer.Option("--out", help="write the answers as one JSON list")] = None,
 ) -> None:
-    """Simulate every item and print (or --out) one JSON answer per item: status, holes (exact
-    points for general items, the benchmark's fields for MentalBlackboard records). Exit 0 when every
-    item was read (not_realizable and off_paper are answers); 1 when some item is invalid (one error
-    line each, the others answered); 2 when a file cannot be read (one line; the other files are
-    still answered, as `check` does)."""
+    """Simulate items and print one JSON answer per item.
+
+    Each answer (printed, or written as one JSON list with --out) holds the item's status and its
+    holes: exact points for general items (with a "sheet"), the benchmark's fields for
+    MentalBlackboard records. not_realizable and off_paper are answers, not errors.
+
+    Exit codes:
+      0  every item was read
+      1  some item is invalid (one error line each; the others are answered)
+      2  a file cannot be read (one line; the other files are still answered, as check does), or
+         --out cannot be written
+
+    Examples:
+      foldsim simulate demo-out/PFHP_Prediction_Data.json --out demo-out/answers.json
+      foldsim simulate demo-out/families/spatialviz/spatialviz_items.json
+    """
     from ..errors import InputError
     from ..io import read_records
     from ..simulate import STATUS_INVALID
@@ -152,23 +177,35 @@ def simulate(
     raise typer.Exit(EXIT_USAGE if unreadable else items_exit_code(failed))
 
 
-@app.command("enumerate")
+@app.command("enumerate", cls=FoldsimCommand, rich_help_panel=SPACES)
 def enumerate_command(
-    rules: Annotated[str | None, typer.Option("--rules", help="physical (default) | mentalblackboard")] = None,
+    rules: Annotated[str | None, typer.Option("--rules", metavar="[physical|mentalblackboard]", help="the rule "
+                                                 "set: physical folds (default), or MentalBlackboard's")] = None,
     pattern: Annotated[str | None, typer.Option("--pattern", help="only this action pattern, e.g. FRF")] = None,
     out_file: Annotated[Path | None, typer.Option("--out", help="write the configurations as a columnar .npz")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {rules, total, by_pattern, ...} as JSON")] = False,
     sheet: SheetOption = None, folds: FoldsOption = None, lines: LinesOption = None,
     sides: SidesOption = None, faces: FacesOption = None, punches: PunchesOption = None,
-    family: Annotated[str | None, typer.Option("--family", help="spatialviz | visfactor | srbench | mentalblackboard: "
-                                               "count that benchmark family's space (docs/families.md)")] = None,
+    family: Annotated[str | None, typer.Option("--family", metavar="FAMILY", help="spatialviz, visfactor, srbench or "
+                                               "mentalblackboard: count that benchmark family's space "
+                                               "(docs/families.md)")] = None,
     level: Annotated[str | None, typer.Option("--level", help="with --family: one level (default: every level)")] = None,
 ) -> None:
-    """Enumerate a rule set's configurations on the device and count them per pattern (SPEC §5);
-    with --sheet, a general sheet family's realizable fold sequences per fold count
+    """Count the configurations of a rule set, sheet or benchmark family.
+
+    Enumerates a rule set's configurations on the device and counts them per action pattern
+    (SPEC §5); with --sheet, a general sheet family's realizable fold sequences per fold count
     (docs/engine.md, "Configuration spaces"); with --family, a benchmark family's space per level.
-    Options of another mode are refused (exit 2), as is a --sheet family past the memory bounds
-    (docs/errors.md, "Sizes and bounds")."""
+
+    Exit codes:
+      0  counted
+      2  a bad option, an option of another mode, a --sheet family past the memory bounds
+         (docs/errors.md, "Sizes and bounds"), or --out cannot be written
+
+    Examples:
+      foldsim enumerate --rules mentalblackboard --pattern FRF
+      foldsim enumerate --sheet 3x3 --folds 2 --json
+    """
     from ..enumerate import enumeration_report, render_enumeration
     from ..errors import InputError
 
@@ -235,7 +272,7 @@ def enumerate_command(
             out.print(f"wrote {len(report.table):,} configurations to {out_file}", markup=False)
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=SPACES)
 def solve(
     tasks: Annotated[Path | None, typer.Argument(help="planning tasks: a MentalBlackboard planning file")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="only the first N tasks")] = None,
@@ -243,16 +280,26 @@ def solve(
     out_file: Annotated[Path | None, typer.Option("--out", help="write every task's solutions as JSON")] = None,
     sheet: SheetOption = None, folds: FoldsOption = None, lines: LinesOption = None,
     sides: SidesOption = None, faces: FacesOption = None, punches: PunchesOption = None,
-    target: Annotated[str | None, typer.Option("--target", help="with --sheet: target holes as JSON (or a JSON "
+    target: Annotated[str | None, typer.Option("--target", metavar="JSON", help="with --sheet: target holes as JSON (or a JSON "
                                                "file): [[x, y], ...] one target, [[[x, y], ...], ...] several")] = None,
 ) -> None:
-    """Find ALL plans (<= 2 punches, -F folds, no rotation) that reproduce each task's result holes.
-    With --sheet and --target: every plan (fold sequence of the family, one punch of its set) that
-    makes exactly the target holes, counted. Exit 0 when every task was read (unsolvable ones
-    included: that is an answer); 1 when some task cannot be read (one error line each, the others
-    are solved); 2 when the file cannot be read, an option of the other mode is given (--limit takes
-    a planning file's first tasks; --target and the family options are --sheet's), or a --sheet
-    family passes the memory bounds (docs/errors.md, "Sizes and bounds")."""
+    """Find every plan that makes each planning task's result holes.
+
+    A plan has at most 2 punches, -F folds and no rotation; a task without one is proved
+    unsolvable by exhaustive search. With --sheet and --target instead of a file: every plan (a
+    fold sequence of the family, one punch of its set) that makes exactly the target holes, counted.
+
+    Exit codes:
+      0  every task was read (unsolvable ones included: that is an answer)
+      1  some task cannot be read (one error line each; the others are solved)
+      2  the file cannot be read, an option of the other mode is given (--limit takes a planning
+         file's first tasks; --target and the family options are --sheet's), or a --sheet family
+         passes the memory bounds (docs/errors.md, "Sizes and bounds")
+
+    Examples:
+      foldsim generate --task planning --count 3 --seed 2024 --out demo-out/planning
+      foldsim solve demo-out/planning/PFHP_Planning_Data.json --out demo-out/planning/plans.json
+    """
     from ..errors import InputError
     from ..solve import render_solve, solutions_json, solve_file, solve_summary
 

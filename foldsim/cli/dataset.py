@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from .common import app, check_output_path, err, fail, out, print_json
+from .help import DATASETS, FoldsimCommand
 
 # options shared by the commands that write media (generate, render)
 VideoOption = Annotated[bool, typer.Option("--video", help="3-D folding/unfolding MP4s and the result PNG")]
@@ -19,14 +20,16 @@ HeightOption = Annotated[int | None, typer.Option("--height", help="video height
 FpsOption = Annotated[int | None, typer.Option("--fps", help="frames per second of both videos (see --folding-fps, --unfolding-fps)")]
 FramesOption = Annotated[bool, typer.Option("--frames", help="3-D animation frames as PNG folders and the result PNG")]
 CadenceOption = Annotated[str | None, typer.Option(
-    "--cadence", help="reference (the benchmark's: ~7 frames per fold, 2/3 fps, camera straight down, captions in "
-                      "words; default) | smooth (eased, 24 fps, for people)")]
+    "--cadence", metavar="[reference|smooth]", help="reference (the benchmark's: ~7 frames per fold, 2/3 fps, "
+                      "camera straight down, captions in words; default) or smooth (eased, 24 fps, for people)")]
 FoldingFpsOption = Annotated[int | None, typer.Option("--folding-fps", help="folding video frames per second")]
 UnfoldingFpsOption = Annotated[int | None, typer.Option("--unfolding-fps", help="unfolding video frames per second")]
 SecondsOption = Annotated[float | None, typer.Option("--seconds-per-action", help="smooth cadence: seconds per fold or rotation")]
 ElevationOption = Annotated[float | None, typer.Option("--elevation", help="camera elevation in degrees (90: straight down)")]
-CaptionsOption = Annotated[str | None, typer.Option("--captions", help="words (no codes) | codes | none")]
-BackendOption = Annotated[str, typer.Option("--backend", help="local (worker processes) | ray (Ray tasks)")]
+CaptionsOption = Annotated[str | None, typer.Option("--captions", metavar="[words|codes|none]", help="captions "
+                                                 "of the 3-D media: words (no codes), codes or none")]
+BackendOption = Annotated[str, typer.Option("--backend", metavar="[local|ray]", help="local (worker "
+                                           "processes) or ray (Ray tasks)")]
 AddressOption = Annotated[str | None, typer.Option(
     "--address", help="ray: the cluster to run on (auto, HOST:6379, ray://HOST:10001); default: a local instance")]
 VerboseOption = Annotated[bool, typer.Option("--verbose", help="with --video/--frames: say which OpenGL renderer "
@@ -53,12 +56,12 @@ def _worker_count(workers: int | None) -> int:
     return workers or default_workers()
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=DATASETS)
 def generate(
     out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (JSON, media, manifest)")],
-    task: Annotated[str | None, typer.Option("--task", help="prediction | planning | generalization | backward | choice | split | plan-choice")] = None,
-    family: Annotated[str | None, typer.Option("--family", help="spatialviz | visfactor | srbench | mentalblackboard: "
-                                               "that benchmark's multiple-choice items in its own format and in "
+    task: Annotated[str | None, typer.Option("--task", metavar="TASK", help="prediction, planning, generalization, backward, choice, split or plan-choice")] = None,
+    family: Annotated[str | None, typer.Option("--family", metavar="FAMILY", help="spatialviz, visfactor, srbench or "
+                                               "mentalblackboard: that benchmark's multiple-choice items in its own format and in "
                                                "foldsim's family item format (docs/families.md)")] = None,
     group: Annotated[list[str] | None, typer.Option(
         "--group", help="structure group, e.g. two_step_with_rotation (repeatable; default: every group the task allows)")] = None,
@@ -72,19 +75,22 @@ def generate(
     workers: WorkersOption = None,
     first_id: Annotated[int, typer.Option("--first-id", help="number of the first item (PFHP_<n>)")] = 1,
     attribute: Annotated[str | None, typer.Option(
-        "--attribute", help="generalization: shape | size | direction | location (default: all four in turn)")] = None,
+        "--attribute", metavar="[shape|size|direction|location]", help="generalization: the attribute that changes "
+                       "(default: all four in turn)")] = None,
     allow_odd_totals: Annotated[bool, typer.Option(
         "--allow-odd-totals", help="keep items with an odd number of result holes (the reference refuses them)")] = False,
     level: Annotated[str | None, typer.Option(
-        "--level", help="easy | medium | hard: only items whose difficulty level is in the preset's range")] = None,
+        "--level", metavar="LEVEL", help="easy, medium or hard: only items whose difficulty level is in the "
+                   "preset's range; with --family, one of the family's levels")] = None,
     splits: Annotated[str | None, typer.Option(
-        "--splits", help="e.g. train=0.8,validation=0.1,test=0.1: a split field, no problem in two splits")] = None,
+        "--splits", metavar="NAME=SHARE,...", help="shares of the splits, e.g. train=0.8,test=0.2: a split field, no problem in two splits")] = None,
     options_per_item: Annotated[int | None, typer.Option(
         "--options", help="choice tasks: options per item, 3..8 (default 5)")] = None,
     distractors: Annotated[str | None, typer.Option(
         "--distractors", help="choice tasks: error models for wrong options, comma-separated (default: all)")] = None,
     similarity: Annotated[str | None, typer.Option(
-        "--similarity", help="choice tasks: random | hard (wrong options sharing most holes with the answer) | easy")] = None,
+        "--similarity", metavar="[random|hard|easy]", help="choice tasks: hard picks wrong options sharing most "
+                        "holes with the answer")] = None,
     cues: Annotated[str | None, typer.Option(
         "--cues", help="choice, split: cue conditions none,true,counterfactual (every item once per condition)")] = None,
     width: WidthOption = None,
@@ -103,8 +109,22 @@ def generate(
                                            "family's images")] = False,
     verbose: VerboseOption = False,
 ) -> None:
-    """Generate a MentalBlackboard-format dataset by structure group, with the media asked for; with
-    --family, a benchmark family's items in its own format and foldsim's (foldsim.families)."""
+    """Generate a dataset of new items, with the media asked for.
+
+    --task writes a MentalBlackboard-format dataset by structure group; --family writes a peer
+    benchmark's multiple-choice items in its own format and in foldsim's family format
+    (foldsim.families, docs/families.md). Run the same command again to resume: finished items
+    are kept.
+
+    Exit codes:
+      0  every item and its media are written
+      1  some item's media failed (one error line each; the others are written)
+      2  a bad option, or the output cannot be written
+
+    Examples:
+      foldsim generate --task choice --count 3 --seed 1 --out demo-out/choice-small --text
+      foldsim generate --family visfactor --level normal --count 2 --out demo-out/visfactor
+    """
     if family is not None:
         if task is not None:
             fail(f"--task: not used with --family (generate --family {family} writes that family's multiple-choice "
@@ -231,7 +251,7 @@ def generate_family_command(name: str, level: str | None, count: int, seed: int,
     _print_render_report(report, as_json, written, media=media)
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=DATASETS)
 def render(
     file: Annotated[Path, typer.Argument(help="MentalBlackboard-format JSON/JSONL file")],
     out_dir: Annotated[Path, typer.Option("--out", help="dataset folder to write the media into")],
@@ -255,7 +275,20 @@ def render(
     as_json: Annotated[bool, typer.Option("--json", help="print {rendered, skipped, failed} as JSON")] = False,
     verbose: VerboseOption = False,
 ) -> None:
-    """Render the media of an existing file; items that cannot be drawn are reported and skipped."""
+    """Render the media of an existing dataset file.
+
+    Items that cannot be drawn are reported, one line each, and skipped; items whose media are
+    complete are skipped too, so running it again resumes.
+
+    Exit codes:
+      0  every item is rendered or was complete
+      1  some item failed (one error line each; the others are rendered)
+      2  a bad option, an unreadable file, or the output cannot be written
+
+    Examples:
+      foldsim render demo-out/PFHP_Prediction_Data.json --out demo-out --text
+      foldsim render demo-out/PFHP_Prediction_Data.json --out demo-out/first --images --ids PFHP_1
+    """
     from ..errors import InputError
     from ..io import read_records
     from ..dataset.media import MediaRequest, render_items, renderable

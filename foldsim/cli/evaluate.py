@@ -9,18 +9,35 @@ import typer
 
 from ..progress import counting_bar
 from .common import app, err, fail, item_errors, items_exit_code, out, print_json
+from .help import EVALUATE, SPACES, FoldsimCommand
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=EVALUATE)
 def score(
-    task: Annotated[str, typer.Argument(help="prediction | backward | text | generalization | planning | choice | split | plan-choice")],
+    task: Annotated[str, typer.Argument(help="prediction, backward, text, generalization, planning, choice, split or plan-choice")],
     truth: Annotated[Path, typer.Argument(help="ground-truth MentalBlackboard file (JSON array or JSONL)")],
     answers: Annotated[Path, typer.Argument(help="model answers: JSON, JSONL, provider batch output or raw text")],
-    compat: Annotated[str | None, typer.Option("--compat", help="reproduce a reference scorer: mentalblackboard (top-level prediction_scoring.py) or mentalblackboard-scoring-dir (scoring/prediction_scoring.py)")] = None,
+    compat: Annotated[str | None, typer.Option("--compat", metavar="SCORER", help="reproduce a reference scorer: mentalblackboard (top-level prediction_scoring.py) or mentalblackboard-scoring-dir (scoring/prediction_scoring.py)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print every number as one JSON object")] = False,
     details: Annotated[bool, typer.Option("--details", help="with --json: add the per-item scores")] = False,
     id_map: Annotated[Path | None, typer.Option("--id-map", help="id map written by `foldsim requests --provider anthropic`: restores the original ids")] = None,
 ) -> None:
-    """Score model answers against the truth (correct metrics; --compat for the reference's numbers)."""
+    """Score model answers against the ground truth.
+
+    Open-ended tasks get the paper's metrics, scored correctly (--compat reproduces a reference
+    scorer's numbers); choice tasks get accuracy, chance and the error-model confusion. Wrong
+    answers are results, not errors.
+
+    Exit codes:
+      0  every answer is scored
+      1  some truth record is invalid or some answer record unreadable (one error line each)
+      2  a file cannot be read, or a bad option
+
+    Examples:
+      foldsim score choice demo-out/choice/PFHP_Choice_Data.json
+          demo-out/choice/answers-mirror-model.json
+      foldsim score choice demo-out/choice/PFHP_Choice_Data.json
+          demo-out/choice/answers-oracle.json --json
+    """
     import tempfile
 
     from ..errors import InputError
@@ -43,16 +60,30 @@ def score(
     raise typer.Exit(items_exit_code(item_errors(None, getattr(report, "errors", ()))))
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=SPACES)
 def verify(
     tasks: Annotated[Path, typer.Argument(help="planning tasks: a MentalBlackboard planning file")],
     answers: Annotated[Path, typer.Argument(help="proposed plans: model answers, or MentalBlackboard records")],
     as_json: Annotated[bool, typer.Option("--json", help="print {items, correct, by_reason, by_folds} as JSON")] = False,
     details: Annotated[bool, typer.Option("--details", help="add one verdict per item")] = False,
 ) -> None:
-    """Replay every proposed plan in one batch and judge it against its task. Exit 0 when every plan
-    is correct, 1 when some plan is not or some task is invalid (one error line each for invalid
-    tasks and unreadable answer records), 2 when it could not run."""
+    """Replay proposed plans and judge each against its planning task.
+
+    Every plan is replayed in one batch; a wrong plan is counted under the first reason it fails
+    (--details lists the verdict of every item). A dataset's own records are answers too: their
+    plans are all correct.
+
+    Exit codes:
+      0  every plan is correct
+      1  some plan is not, or some task is invalid or some answer record unreadable (one error
+         line each for invalid tasks and unreadable answer records)
+      2  it could not run: a file cannot be read
+
+    Examples:
+      foldsim generate --task planning --count 3 --seed 2024 --out demo-out/planning
+      foldsim verify demo-out/planning/PFHP_Planning_Data.json
+          demo-out/planning/PFHP_Planning_Data.json
+    """
     from ..errors import InputError
     from ..eval.verify import render_verify, verify_files
 
@@ -72,16 +103,16 @@ def verify(
 
 # -- the evaluation road: requests, run, eval (foldsim.eval.prompts/requests/runner/pipeline) --------
 
-TaskOption = Annotated[str, typer.Option("--task", help="prediction | backward | text | generalization | planning (or a task of --templates)")]
-ModalityOption = Annotated[str, typer.Option("--modality", help="text | images | frames | video")]
+TaskOption = Annotated[str, typer.Option("--task", metavar="TASK", help="prediction, backward, text, generalization, planning, choice, ... (or a task of --templates)")]
+ModalityOption = Annotated[str, typer.Option("--modality", metavar="[text|images|frames|video]", help="what the prompts show")]
 TemplatesOption = Annotated[Path | None, typer.Option("--templates", help="folder of templates replacing the built-in ones (same file names)")]
 SystemOption = Annotated[str | None, typer.Option("--system", help="system prompt")]
 MaxTokensOption = Annotated[int | None, typer.Option("--max-tokens", help="most tokens per answer")]
 TemperatureOption = Annotated[float | None, typer.Option("--temperature", help="sampling temperature")]
-DetailOption = Annotated[str | None, typer.Option("--detail", help="OpenAI image detail: low | high | auto")]
-MediaBaseOption = Annotated[str | None, typer.Option("--media-base", help="send media as URLs <base>/<path in the dataset> instead of inline base64")]
+DetailOption = Annotated[str | None, typer.Option("--detail", metavar="[low|high|auto]", help="OpenAI image detail")]
+MediaBaseOption = Annotated[str | None, typer.Option("--media-base", metavar="URL", help="send media as URLs <base>/<path in the dataset> instead of inline base64")]
 ConcurrencyOption = Annotated[int, typer.Option("--concurrency", help="requests in flight")]
-ApiKeyEnvOption = Annotated[str | None, typer.Option("--api-key-env", help="environment variable holding the API key (sent as a Bearer token)")]
+ApiKeyEnvOption = Annotated[str | None, typer.Option("--api-key-env", metavar="NAME", help="environment variable holding the API key (sent as a Bearer token)")]
 TimeoutOption = Annotated[float, typer.Option("--timeout", help="seconds to wait for one answer")]
 AttemptsOption = Annotated[int, typer.Option("--attempts", help="tries per request (timeouts, dropped connections, 429, 5xx)")]
 #: at most this many per-item error lines; the rest are counted
@@ -131,12 +162,13 @@ def _endpoint(url: str, api_key_env: str | None, concurrency: int, timeout: floa
     return Endpoint(url, api_key, concurrency, timeout, retry=RetryPolicy(attempts=attempts)).check()
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=EVALUATE)
 def requests(
     dataset: Annotated[Path, typer.Argument(help="a MentalBlackboard-format file (or its folder) with its media beside it")],
     task: TaskOption,
     modality: ModalityOption,
-    provider: Annotated[str, typer.Option("--provider", help="openai | anthropic | gemini | chat")],
+    provider: Annotated[str, typer.Option("--provider", metavar="[openai|anthropic|gemini|chat]", help="whose batch "
+                                          "API the file is for (chat: one chat request per line)")],
     out_path: Annotated[Path, typer.Option("--out", help="request file (split into <name>-0001<ext>... when too large)")],
     model: Annotated[str | None, typer.Option("--model", help="model name (gemini: named when the batch is created)")] = None,
     max_tokens: MaxTokensOption = None,
@@ -147,7 +179,20 @@ def requests(
     templates: TemplatesOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {files, requests, failed, id_map} as JSON")] = False,
 ) -> None:
-    """Write a provider's batch request file for every item of a dataset."""
+    """Write a provider's batch request file for every item of a dataset.
+
+    The prompts are built from the templates (built-in, or --templates) with the media inline, or
+    as URLs under --media-base; a file too large for the provider is split into numbered parts.
+
+    Exit codes:
+      0  every item has its request
+      1  some item's prompt cannot be built (one error line each; the others are written)
+      2  a bad option, an unreadable dataset, or --out cannot be written
+
+    Examples:
+      foldsim requests demo-out/choice --task choice --modality text --provider openai
+          --model my-model --out demo-out/requests.jsonl
+    """
     from ..errors import InputError
     from ..eval.requests import write_requests
     from .common import check_output_path
@@ -173,11 +218,11 @@ def requests(
     raise typer.Exit(1 if report.failed else 0)
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=EVALUATE)
 def run(
     dataset: Annotated[Path, typer.Argument(help="a MentalBlackboard-format file (or its folder) with its media beside it")],
-    endpoint: Annotated[str, typer.Option("--endpoint", help="OpenAI-compatible server, e.g. http://localhost:8000")],
-    model: Annotated[str, typer.Option("--model", help="model name the server knows")],
+    endpoint: Annotated[str, typer.Option("--endpoint", metavar="URL", help="OpenAI-compatible server, e.g. http://localhost:8000")],
+    model: Annotated[str, typer.Option("--model", metavar="NAME", help="model name the server knows")],
     task: TaskOption,
     modality: ModalityOption,
     out_path: Annotated[Path, typer.Option("--out", help="answers file (JSON Lines; rerun to resume)")],
@@ -193,7 +238,21 @@ def run(
     templates: TemplatesOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the run summary as JSON")] = False,
 ) -> None:
-    """Ask an OpenAI-compatible endpoint about every item; each answer is appended as it arrives."""
+    """Ask an OpenAI-compatible server about every item of a dataset.
+
+    Each answer is appended to --out as it arrives; run the same command again to resume after an
+    interruption or failed requests (answered items are not asked again).
+
+    Exit codes:
+      0  every item is answered
+      1  some item failed (one error line each; run again to retry them)
+      2  a bad option, or an unreadable dataset
+      130  interrupted (every answer so far is kept)
+
+    Examples:
+      foldsim run demo-out/choice --endpoint http://localhost:8000 --model my-model
+          --task choice --modality text --out demo-out/answers.jsonl
+    """
     from ..errors import InputError
     from ..eval.runner import run_dataset
     from .common import check_output_path
@@ -232,13 +291,13 @@ def _run_exit_code(report) -> int:
     return 0 if report.complete else 1
 
 
-@app.command(name="eval")
+@app.command(name="eval", cls=FoldsimCommand, rich_help_panel=EVALUATE)
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="a MentalBlackboard-format file (or its folder) with its media beside it")],
     task: TaskOption,
     modality: ModalityOption,
-    endpoint: Annotated[str | None, typer.Option("--endpoint", help="OpenAI-compatible server, e.g. http://localhost:8000")] = None,
-    model: Annotated[str | None, typer.Option("--model", help="model name the server knows")] = None,
+    endpoint: Annotated[str | None, typer.Option("--endpoint", metavar="URL", help="OpenAI-compatible server, e.g. http://localhost:8000")] = None,
+    model: Annotated[str | None, typer.Option("--model", metavar="NAME", help="model name the server knows")] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="folder for eval.json, answers.jsonl and score.json")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="count requests, images and input tokens; send nothing (no --endpoint, --model, --out needed)")] = False,
     concurrency: ConcurrencyOption = 8,
@@ -251,10 +310,26 @@ def eval_command(
     detail: DetailOption = None,
     media_base: MediaBaseOption = None,
     templates: TemplatesOption = None,
-    compat: Annotated[str | None, typer.Option("--compat", help="score as a reference scorer: mentalblackboard or mentalblackboard-scoring-dir")] = None,
+    compat: Annotated[str | None, typer.Option("--compat", metavar="SCORER", help="score as a reference scorer: mentalblackboard or mentalblackboard-scoring-dir")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the run and the score report as JSON")] = False,
 ) -> None:
-    """From a dataset to a score report: build the prompts, ask the endpoint (resumably), score."""
+    """From a dataset to a score report: prompts, answers, score, in one go.
+
+    Builds the prompts, asks the endpoint (resumably, as run does) and scores the answers (as score
+    does), writing eval.json, answers.jsonl and score.json into --out. With --dry-run it counts
+    requests, images and input tokens and sends nothing.
+
+    Exit codes:
+      0  every item is answered and the answers are scored (with --dry-run: every prompt is built)
+      1  some item failed (one error line each; run again to retry them)
+      2  a bad option, or an unreadable dataset
+      130  interrupted (every answer so far is kept)
+
+    Examples:
+      foldsim eval demo-out/choice --task choice --modality text --dry-run
+      foldsim eval demo-out/choice --task choice --modality text
+          --endpoint http://localhost:8000 --model my-model --out demo-out/eval
+    """
     from ..errors import InputError
     from ..eval import pipeline
     from ..eval.scoring import render_report

@@ -8,20 +8,32 @@ from typing import Annotated
 import typer
 
 from .common import EXIT_ITEMS, EXIT_OK, app, check_output_path, err, error, fail, out, print_json
+from .help import DATASETS, FoldsimCommand
 
 #: overlapping items listed one per line in the readable output (--json lists them all)
 LISTED_OVERLAPS = 50
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=DATASETS)
 def overlap(
     a: Annotated[Path, typer.Argument(help="the items to check, e.g. a training set (JSON or JSONL)")],
     b: Annotated[Path | None, typer.Argument(
         help="the items to compare with, e.g. a benchmark file; without it, A's splits against each other")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as one JSON object")] = False,
 ) -> None:
-    """Items of A whose problem (canonical configuration, or planning target) occurs in B.
-    Exit 1 when any item overlaps or cannot be read, 0 when none, 2 when a file cannot be read."""
+    """Find the items of A whose problem occurs in B: leaks between sets.
+
+    A problem is an item's canonical configuration (up to the square's symmetries) or its planning
+    target. Without B, A's splits are compared with each other.
+
+    Exit codes:
+      0  no item overlaps
+      1  some item overlaps or cannot be read
+      2  a file cannot be read
+
+    Examples:
+      foldsim overlap demo-out/choice/PFHP_Choice_Data.json demo-out/PFHP_Prediction_Data.json
+    """
     from ..errors import InputError
     from ..dataset.splits import overlap_files, split_overlaps
 
@@ -59,21 +71,32 @@ def render_overlap(report) -> None:
         out.print(f"  ... and {len(report.overlaps) - LISTED_OVERLAPS} more (--json lists them all)", markup=False)
 
 
-@app.command("export")
+@app.command("export", cls=FoldsimCommand, rich_help_panel=DATASETS)
 def export_command(
     dataset: Annotated[Path, typer.Argument(help="dataset file (PFHP_*_Data.json) or the folder holding it")],
-    fmt: Annotated[str, typer.Option("--format", help="hf | vlmevalkit | lmms-eval")],
-    task: Annotated[str, typer.Option("--task", help="prediction | planning | generalization | backward | text | ...")],
-    modality: Annotated[str, typer.Option("--modality", help="text | images | frames | video")],
+    fmt: Annotated[str, typer.Option("--format", metavar="[hf|vlmevalkit|lmms-eval]", help="the harness's format")],
+    task: Annotated[str, typer.Option("--task", metavar="TASK", help="the task to export: prediction, planning, generalization, "
+                                    "backward, text, choice, ...")],
+    modality: Annotated[str, typer.Option("--modality", metavar="[text|images|frames|video]", help="what the "
+                                            "prompts show")],
     out_dir: Annotated[Path, typer.Option("--out", help="the folder to write the export into")],
     templates: Annotated[Path | None, typer.Option("--templates", help="a folder of prompt templates overriding the built-ins")] = None,
     workers: Annotated[int | None, typer.Option("--workers", help="render processes for missing media (default: min(2, CPUs))")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {format, out, config, items, splits, evaluated, left_out, files, rendered, failed}")] = False,
 ) -> None:
-    """Export a dataset for Hugging Face datasets, VLMEvalKit or lmms-eval (missing media are rendered first).
-    The harnesses evaluate the test split (else validation). Exit 1 when some items could not be exported
-    (one error line each), 2 when nothing could run (also: --format vlmevalkit with --modality video, and a
-    README.md in --out that is not a foldsim dataset card, for hf and lmms-eval)."""
+    """Export a dataset for Hugging Face datasets, VLMEvalKit or lmms-eval.
+
+    Missing media are rendered first. The harnesses evaluate the test split (else validation).
+
+    Exit codes:
+      0  every item is exported
+      1  some items could not be exported (one error line each)
+      2  nothing could run (also: --format vlmevalkit with --modality video, and a README.md in
+         --out that is not a foldsim dataset card, for hf and lmms-eval)
+
+    Examples:
+      foldsim export demo-out/choice --format hf --task choice --modality text --out demo-out/hf
+    """
     from ..errors import InputError
     from ..outputs.export import export_dataset
     from ..dataset.media import default_workers

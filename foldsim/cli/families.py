@@ -8,18 +8,30 @@ from typing import Annotated
 import typer
 
 from .common import EXIT_ITEMS, EXIT_USAGE, app, error, fail, out, print_json
+from .help import DATASETS, FoldsimCommand
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=DATASETS)
 def audit(
     files: Annotated[list[Path], typer.Argument(help="items in foldsim's machine-readable family format (JSON/JSONL)")],
-    family: Annotated[str | None, typer.Option("--family", help="spatialviz | visfactor | srbench | mentalblackboard "
-                                               "(the items' family; records of another family are invalid)")] = None,
+    family: Annotated[str | None, typer.Option("--family", metavar="FAMILY", help="spatialviz, visfactor, srbench or "
+                                               "mentalblackboard: the items' family (records of another family are "
+                                               "invalid)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object per file (a list for several)")] = False,
 ) -> None:
-    """Re-simulate every item and say whether its keyed option is the physical answer, naming the
-    holes only the key has and only the physics has. Exit 0 when every key is physical; 1 when some
-    differ or are invalid (one line each); 2 when a file cannot be read."""
+    """Check that each family item's keyed option is the physical answer.
+
+    Every item is simulated again; an item whose key differs is named with the holes only the key
+    has and the holes only the physics has.
+
+    Exit codes:
+      0  every key is the physical answer
+      1  some key differs or some item is invalid (one line each)
+      2  a file cannot be read, or a bad option
+
+    Examples:
+      foldsim audit --family spatialviz demo-out/families/spatialviz/spatialviz_items.json
+    """
     from ..errors import InputError
     from ..families.audit import DIFFERS, INVALID, audit_records
     from ..families.registry import family as family_of

@@ -9,19 +9,29 @@ from typing import Annotated
 import typer
 
 from .common import app, check_output_path, fail, item_errors, items_exit_code, out, print_json
+from .help import SIMULATE, FoldsimCommand
 
 
-@app.command("fold")
+@app.command("fold", cls=FoldsimCommand, rich_help_panel=SIMULATE)
 def fold_command(
     items: Annotated[Path, typer.Argument(help="general item records (JSON list or JSON Lines, see foldsim.sheets."
                                                "item_from_record); MentalBlackboard records go through the preset")],
     out_dir: Annotated[Path, typer.Option("--out", help="the folder to write one <id>.fold per item into")],
     as_json: Annotated[bool, typer.Option("--json", help="print {items, written, failed, files}")] = False,
 ) -> None:
-    """Write every item as a FOLD file (spec 1.2): the crease pattern of the final state, one folded
-    frame after each action with face orders, the holes under "foldsim:holes". Exit 1 when some
-    items have no file (one error line each; the others are written), 2 when the file cannot be read
-    or --out cannot be written."""
+    """Write every item as a FOLD file: crease pattern, folded states, holes.
+
+    One <id>.fold per item (FOLD spec 1.2): the crease pattern of the final state, one folded frame
+    after each action with face orders, the holes under "foldsim:holes".
+
+    Exit codes:
+      0  every item is written
+      1  some items have no file (one error line each; the others are written)
+      2  the file cannot be read, or --out cannot be written
+
+    Examples:
+      foldsim fold demo-out/families/spatialviz/spatialviz_items.json --out demo-out/fold
+    """
     from ..errors import InputError, debugging, internal_error_text
     from ..foldfile import fold_document
     from ..simulate import record_positions

@@ -10,10 +10,11 @@ import typer
 
 from ..outputs.report.limits import DRAW_LIMIT, MAX_ITEMS
 from .common import app, check_output_path, err, fail, item_errors, items_exit_code, out, write_output
+from .help import EVALUATE, FoldsimCommand
 
 TaskOption = Annotated[str | None, typer.Option(
-    "--task", help="prediction | backward | text | generalization | planning | choice | split | plan-choice | holes "
-                   "(default: from the records; text and holes (family records, open-ended) must be named)")]
+    "--task", metavar="TASK", help="prediction, backward, text, generalization, planning, choice, split, plan-choice "
+                   "or holes (default: from the records; text and holes (family records, open-ended) must be named)")]
 DrawLimitOption = Annotated[int, typer.Option(
     "--draw-limit", help="draw missing step images when the page holds at most this many items")]
 MaxItemsOption = Annotated[int, typer.Option(
@@ -39,20 +40,33 @@ def _write(data, page: Path, *, assets: bool, draw_limit: int) -> None:
     write_output(page, html)
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=EVALUATE)
 def report(
     dataset: Annotated[Path, typer.Argument(help="the dataset the answers are for (MentalBlackboard-format JSON/JSONL)")],
     answers: Annotated[list[Path], typer.Argument(help="one answers file per model (any format `foldsim score` reads)")],
     out_file: Annotated[Path, typer.Option("--out", help="the HTML page to write")],
     task: TaskOption = None,
-    names: Annotated[list[str] | None, typer.Option("--name", help="a model's name, once per answers file, in order")] = None,
+    names: Annotated[list[str] | None, typer.Option("--name", metavar="NAME", help="a model's name, once per answers file, in order")] = None,
     assets: Annotated[bool, typer.Option(
         "--assets", help="media as files in <page>_files/ beside the page, not inside it (no size bound)")] = False,
     draw_limit: DrawLimitOption = DRAW_LIMIT,
     max_items: MaxItemsOption = MAX_ITEMS,
 ) -> None:
-    """Score one or several models on a dataset and write one self-contained web page: headline
-    metrics side by side, accuracy plots, and an item browser drawing every answer against the truth."""
+    """Score models on a dataset and write one web page comparing them.
+
+    The page holds the headline metrics side by side, accuracy plots, and an item browser drawing
+    every answer against the truth; it is self-contained unless --assets.
+
+    Exit codes:
+      0  the page is written
+      1  some item or answer cannot be read (one error line each; the page shows the rest)
+      2  a bad option, an unreadable file, or --out cannot be written
+
+    Examples:
+      foldsim report demo-out/choice/PFHP_Choice_Data.json
+          demo-out/choice/answers-oracle.json demo-out/choice/answers-mirror-model.json
+          --name oracle --name mirror-model --out demo-out/report.html
+    """
     from ..errors import InputError
     from ..outputs.report import assets_folder, build_report
 
@@ -71,7 +85,7 @@ def report(
     raise typer.Exit(items_exit_code(bad))
 
 
-@app.command()
+@app.command(cls=FoldsimCommand, rich_help_panel=EVALUATE)
 def browse(
     dataset: Annotated[Path, typer.Argument(help="a MentalBlackboard-format dataset (JSON/JSONL), its media beside it")],
     out_dir: Annotated[Path, typer.Option("--out", help="folder for index.html and its media")],
@@ -79,8 +93,19 @@ def browse(
     draw_limit: DrawLimitOption = DRAW_LIMIT,
     max_items: MaxItemsOption = MAX_ITEMS,
 ) -> None:
-    """Write a browser of a dataset's items (media, record, check status) to inspect it before
-    publishing. Exit 1 when some item is unreadable or does not match its simulation."""
+    """Write a browser of a dataset's items, to inspect it before publishing.
+
+    The page (index.html and its media, in --out) shows each item's media, its record and whether
+    it matches its simulation.
+
+    Exit codes:
+      0  every item is readable and matches its simulation
+      1  some item is unreadable or does not match its simulation (one error line each)
+      2  a bad option, an unreadable file, or --out cannot be written
+
+    Examples:
+      foldsim browse demo-out/choice/PFHP_Choice_Data.json --out demo-out/browse
+    """
     from ..errors import InputError
     from ..outputs.report import build_report
 

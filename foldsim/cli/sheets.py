@@ -10,11 +10,12 @@ from typing import Annotated
 import typer
 
 from .common import app, check_output_path, fail, item_errors, items_exit_code, note, out, print_json
+from .help import DATASETS, FoldsimCommand
 from .dataset import (CadenceOption, CaptionsOption, ElevationOption, FpsOption, FramesOption, HeightOption,
                       ImagesOption, SecondsOption, VerboseOption, VideoOption, WidthOption, say_renderer)
 
 
-@app.command("render-item")
+@app.command("render-item", cls=FoldsimCommand, rich_help_panel=DATASETS)
 def render_item(
     file: Annotated[Path, typer.Argument(help="general items: a JSON array or JSON Lines of foldsim.sheets records")],
     out_dir: Annotated[Path, typer.Option("--out", help="folder to write the media into")],
@@ -29,19 +30,32 @@ def render_item(
     seconds_per_action: SecondsOption = None,
     elevation: ElevationOption = None,
     captions: CaptionsOption = None,
-    look: Annotated[str, typer.Option("--look", help="look of the 3-D media and the 2-D step images: family (a family "
-                                                      "record's benchmark look: SpatialViz grid paper, VisFactor/SRBench "
-                                                      "plain sheets; the default look for other records) | default | "
-                                                      "spatialviz | visfactor | srbench")] = "family",
+    look: Annotated[str, typer.Option("--look", metavar="LOOK", help="look of the 3-D media and the 2-D step images: "
+                                                      "family (a family record's benchmark look: SpatialViz grid paper, "
+                                                      "VisFactor/SRBench plain sheets; the default look for other "
+                                                      "records), default, spatialviz, visfactor or srbench")] = "family",
     as_json: Annotated[bool, typer.Option("--json", help="print {rendered: [ids], failed: [error lines], renamed: "
                                           "{id: file name}} as JSON")] = False,
     verbose: VerboseOption = False,
 ) -> None:
-    """Render general items (any sheet, folds at any offset, rotations, flips, point punches); items
-    that cannot be drawn are reported, one line each, and skipped (exit 1), and so is every --ids
-    that names no record. Family records (`generate --family`) are drawn (3-D and 2-D) in their
-    benchmark's look unless --look says otherwise. File names come from the ids through one
-    sanitiser (foldsim.io.FileNames): never outside --out, never one item's files over another's."""
+    """Render general items: 3-D videos or frames, and 2-D step images.
+
+    General items have any sheet, folds at any offset, rotations, flips and point punches. Family
+    records (generate --family) are drawn, in 3-D and 2-D, in their benchmark's look unless --look
+    says otherwise. Items that cannot be drawn are reported, one line each, and skipped, and so is
+    every --ids that names no record. File names come from the ids through one sanitiser
+    (foldsim.io.FileNames): never outside --out, never one item's files over another's.
+
+    Exit codes:
+      0  every item is rendered
+      1  some item cannot be drawn, or some --ids names no record (one error line each; the others
+         are rendered)
+      2  a bad option, the file cannot be read, or --out cannot be written
+
+    Examples:
+      foldsim render-item demo-out/families/spatialviz/spatialviz_items.json --images
+          --out demo-out/families/spatialviz-2d
+    """
     from ..dataset.media import MediaRequest
     from ..errors import InputError
     from ..render.item_images import look_of

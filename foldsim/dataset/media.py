@@ -108,9 +108,10 @@ class MediaRequest:
         if cadence not in CADENCES:
             raise InputError(f"unknown cadence {cadence!r} (expected {' or '.join(CADENCES)})", field="--cadence")
         folding_fps, unfolding_fps = animation.pop("folding_fps", None), animation.pop("unfolding_fps", None)
-        if fps is not None:
-            check_video_option("fps", fps)
-            folding_fps, unfolding_fps = folding_fps or fps, unfolding_fps or fps
+        if fps is not None:  # --fps is the rate of both videos: named as typed, not as the field it sets
+            check_video_option("fps", fps, option="--fps")
+            folding_fps = fps if folding_fps is None else folding_fps
+            unfolding_fps = fps if unfolding_fps is None else unfolding_fps
         animation.update(fps=folding_fps, unfolding_fps=unfolding_fps)
         overrides = {k: v for k, v in animation.items() if v is not None}
         for name in ("width", "height", "fps", "unfolding_fps"):
@@ -172,15 +173,16 @@ class RenderReport:
         return summary
 
 
-def check_video_option(name: str, value: object) -> None:
-    """Frame sizes must be even (yuv420p H.264), frame rates positive; InputError names the option."""
+def check_video_option(name: str, value: object, *, option: str | None = None) -> None:
+    """Frame sizes must be even (yuv420p H.264), frame rates positive; InputError names the option
+    (`option`, else the command-line spelling of the AnimationOptions field `name`)."""
     integer = isinstance(value, int) and not isinstance(value, bool)
     if name in ("fps", "unfolding_fps"):
         ok, rule = integer and value >= 1, "a positive integer"
     else:
         ok, rule = integer and value >= 2 and value % 2 == 0, "an even integer of at least 2"
     if not ok:
-        raise InputError(f"must be {rule}, got {value!r}", field=OPTION_FLAGS.get(name, f"--{name}"))
+        raise InputError(f"must be {rule}, got {value!r}", field=option or OPTION_FLAGS.get(name, f"--{name}"))
 
 
 def default_workers() -> int:
