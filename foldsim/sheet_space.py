@@ -445,7 +445,7 @@ def check_space(family: SheetFamily, *, punch: bool = True, resolution: int = 1,
     prefix's children (the smallest call) pass the memory budget; the bounds it will run under."""
     check_size(SheetItem(SheetSpec(family.cols, family.rows), ()), resolution)
     bounds = space_bounds(family, punch=punch, resolution=resolution, budget=budget)
-    check_rows_fit(bounds.prefix_bytes, bounds.budget, field="sheet",
+    check_rows_fit(bounds.prefix_bytes, bounds.budget, field="--sheet",
                    what=f"a {family.cols}x{family.rows} family's smallest enumeration call "
                         f"({len(family.fold_choices())} folds x {len(family.punch_points()) if punch else 0} punches)")
     return bounds
@@ -462,7 +462,7 @@ def _too_many(family: SheetFamily, what: str, bounds: SpaceBounds) -> InputError
                       f"{what}; the memory budget of {fmt_bytes(call_bytes_bound(bounds.budget))} holds at most "
                       f"{bounds.max_configurations:,} at {fmt_bytes(bounds.configuration_bytes)} each (and never more "
                       f"than {MAX_SPACE_CONFIGURATIONS:,}): fewer --folds, a smaller sheet or fewer --lines",
-                      field="sheet")
+                      field="--sheet")
 
 
 def estimate_levels(mesh, states, alphabet: np.ndarray, folds: int, budget: int, *,

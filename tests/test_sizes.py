@@ -111,7 +111,7 @@ def test_a_family_whose_smallest_call_passes_memory_is_refused_before_any_kernel
     monkeypatch.setattr(sheet_space, "estimate_levels", no_work)
     for command in (["enumerate"], ["solve", "--target", "[[0.5, 0.5]]"]):
         line = one_error_line(invoke(*command, "--sheet", "64x64", "--folds", "1"))
-        assert line.startswith("error: sheet: a 64x64 family's smallest enumeration call (760 folds x 4096 punches) "
+        assert line.startswith("error: --sheet: a 64x64 family's smallest enumeration call (760 folds x 4096 punches) "
                                "needs 97.4 TiB, over the memory budget of ")
 
 
@@ -145,7 +145,7 @@ def test_4x4_with_8_folds_is_refused_with_only_the_estimate_run(monkeypatch):
     never enumerated (it grew past 2.3 GB and ran 330 s before)."""
     folded = counting_extender(monkeypatch, 8 * sheet_space.ESTIMATE_WALKS * 40)
     line = one_error_line(invoke("enumerate", "--sheet", "4x4", "--folds", "8"))
-    assert line.startswith("error: sheet: a 4x4 family of 8 folds has about ")
+    assert line.startswith("error: --sheet: a 4x4 family of 8 folds has about ")
     assert "configurations (estimated from 256 random fold sequences); the memory budget of " in line
     assert "never more than 50,000,000" in line
     assert folded
@@ -169,7 +169,7 @@ def test_an_underestimated_space_stops_as_soon_as_it_passes_the_bound(monkeypatc
     enumeration once it keeps more configurations than the bound, before the level ends."""
     monkeypatch.setattr(sheet_space, "MAX_SPACE_CONFIGURATIONS", 100)
     monkeypatch.setattr(sheet_space, "estimate_levels", lambda *a, **k: {})
-    with pytest.raises(InputError, match=r"^sheet: a 3x3 family of 3 folds has more than 100 configurations of 2 folds "
+    with pytest.raises(InputError, match=r"^--sheet: a 3x3 family of 3 folds has more than 100 configurations of 2 folds "
                                          r"\([0-9,]+ found before stopping\)"):
         enumerate_family(SheetFamily(3, 3, 3), punch=True)
 
