@@ -17,8 +17,8 @@ from foldsim.errors import InputError
 from foldsim.kernels import nets as K
 from foldsim.nets import Pattern, fold_net, make_net, net_arrays, net_from_rows
 from foldsim.render.images import png_bytes
-from foldsim.render.net_images import (INK, LABEL_BOX, PALETTE, cube_view_image, flat_net_image, glyph_covers,
-                                       net_cube_view, net_edges, pattern_tile, posed, view_sides)
+from foldsim.render.net_images import (INK, LABEL_BOX, NO_FACE, PALETTE, SHADE, cube_view_image, flat_net_image,
+                                       glyph_covers, net_cube_view, net_edges, pattern_tile, posed, view_sides)
 
 ROOT = Path(__file__).resolve().parents[1]
 CROSS = [".1..", "2345", ".6.."]
@@ -142,6 +142,8 @@ def test_pictures_refuse_sizes_past_their_bounds():
     wide = make_net([(x, 0) for x in range(64)])
     with pytest.raises(InputError, match="MAX_FRAME_SIDE"):
         flat_net_image(wide, 128)
+    with pytest.raises(InputError, match="margin"):
+        flat_net_image(net, 16, margin=-1)
     with pytest.raises(InputError, match="orientation"):
         net_cube_view(net, 24)
     with pytest.raises(InputError, match="view"):
@@ -192,10 +194,25 @@ def test_cube_view_colours_follow_the_labels_and_bytes_are_stable():
     assert tuple(INK) != tuple(PALETTE[0])
 
 
+def test_a_side_no_face_lands_on_is_drawn_blank():
+    strip = patterned(["123456"])  # wraps around: two sides stay open
+    folded = fold_net(strip)
+    assert folded.reason == "two_on_one_side"
+    orientation = next(o for o in range(24) if any(s.label is None for s in folded.views[o]))
+    pixels = np.asarray(net_cube_view(folded, orientation, 48)).astype(int)
+    _, sides = view_sides(48, 6)
+    for (origin, right, up), seen, shade in zip(sides, folded.views[orientation], SHADE):
+        if seen.label is None:  # no glyph anywhere, only the blank colour (probes clear of the outline)
+            for u, v in [(u, v) for u, v in PROBES if max(abs(u), abs(v)) <= 0.6]:
+                column, row = origin + (u + 1) / 2 * right + (v + 1) / 2 * up
+                assert np.abs(pixels[int(row), int(column)] - np.round(np.asarray(NO_FACE) * shade)).max() <= 2
+
+
 # -- the 3-D motion ------------------------------------------------------------------------------------
 
 pytest.importorskip("pyrender")
-from foldsim.render.nets import NET_MOTION, NetMotion, fold_progress, write_net_folding  # noqa: E402
+from foldsim.render.nets import (NET_MOTION, NetMotion, fold_progress, net_folding_frames,  # noqa: E402
+                                 write_net_folding)
 
 TINY = replace(NET_MOTION, width=64, height=48, fps=4, seconds_per_action=1.0, hold_seconds=0.25)
 
@@ -247,6 +264,12 @@ def test_the_video_has_the_frames_and_shows_the_net(tmp_path):
     assert [p.read_bytes() for p in sorted(again["frames"].iterdir())] == first
     assert again["video"].read_bytes() == paths["video"].read_bytes()
     assert not list(tmp_path.glob(".*"))  # no temporary files left behind
+
+
+def test_any_net_folds_on_screen_even_one_that_is_no_cube():
+    strip = make_net([(0, 0), (1, 0), (2, 0)])
+    frames = list(net_folding_frames(strip, TINY))
+    assert len(frames) == len(fold_progress(TINY)) and frames[-1].shape == (48, 64, 3)
 
 
 def test_bad_angles_are_refused_before_drawing():

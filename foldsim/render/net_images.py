@@ -154,6 +154,9 @@ def flat_net_image(net: Net, cell: int = 64, *, margin: int | None = None,
     InputError when the picture would be wider or taller than limits.MAX_FRAME_SIDE."""
     cell = _checked_side(cell, "cell")
     margin = cell // 4 if margin is None else margin
+    if isinstance(margin, bool) or not isinstance(margin, int) or not 0 <= margin <= MAX_SIDE_PIXELS:
+        raise InputError(f"must be a whole number of pixels from 0 to {MAX_SIDE_PIXELS}, got {describe(margin)}",
+                         field="margin")
     colours = label_colours(net.labels) if colours is None else colours
     xs, ys = [x for x, _ in net.cells], [y for _, y in net.cells]
     left, top = min(xs), max(ys) + 1
@@ -165,7 +168,7 @@ def flat_net_image(net: Net, cell: int = 64, *, margin: int | None = None,
     image = Image.new("RGB", (width * scale, height * scale), BACKGROUND)
     frame = Frame(cell * scale, (margin - left * cell) * scale, (margin + top * cell) * scale)
     for label, (x, y), pattern in zip(net.labels, net.cells, net.patterns):
-        tile = posed(pattern_tile(label, colours[label], cell * scale), pattern.turn, pattern.mirror)
+        tile = posed(pattern_tile(label, colours.get(label, NO_FACE), cell * scale), pattern.turn, pattern.mirror)
         [(column, row)] = frame.pixels(np.array([x, y + 1]))
         image.paste(tile, (round(column), round(row)))
     draw = ImageDraw.Draw(image)
