@@ -15,9 +15,12 @@ scored by `foldsim score choice` (its confusion table names the mistake) and dra
 `foldsim report` into demo-out/report.html. These answers are synthetic stand-ins; `foldsim eval`
 asks a real model (README, "Evaluate a model").
 
-Last, the general engine: two items of each peer benchmark (SpatialViz-Bench, VisFactor VZ2,
+Then the general engine: two items of each peer benchmark (SpatialViz-Bench, VisFactor VZ2,
 SRBench) in its own format and look, audited against the physics, the SpatialViz items animated
 in 3-D and written as FOLD files.
+
+Last, a cube net (docs/nets.md): its flat picture, one view of its cube as the exact engine
+computes it, and a small 3-D video of it folding (18 frames at 240x180), in demo-out/nets/.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ from foldsim.cli import app
 from foldsim.codes import code_of_entry
 from foldsim.dataset.generate import GenerateOptions, write_dataset
 from foldsim.dataset.media import SHEET_FILE, MediaRequest, default_workers
+from foldsim.nets import Pattern, make_net, net_from_rows
+from foldsim.render.images import write_named_images
+from foldsim.render.net_images import flat_net_image, net_cube_view
 from foldsim.rules import GROUPS
 
 OUT = Path("demo-out")
@@ -91,6 +97,23 @@ def families_demo() -> int:
     return code
 
 
+def nets_demo() -> None:
+    """A cube net with patterns in every turn (two mirrored): the flat net, its cube in orientation 5
+    as the exact engine views it, and the net folding into the cube in 3-D (a short, small MP4)."""
+    from dataclasses import replace
+
+    from foldsim.render.nets import NET_MOTION, write_net_folding  # the 3-D renderer: imported when used
+
+    folder = OUT / "nets"
+    base = net_from_rows([".1..", "2345", ".6.."])
+    patterns = (Pattern(0), Pattern(1), Pattern(0, True), Pattern(2), Pattern(3), Pattern(1, True))
+    net = make_net(base.cells, base.labels, patterns, hinges=base.hinges, id="cross")
+    print(f"\ndrawing a cube net and folding it in 3-D into {folder}/ ...")
+    write_named_images(folder, [("cross_net.png", flat_net_image(net)), ("cross_cube_5.png", net_cube_view(net, 5))])
+    small = replace(NET_MOTION, width=240, height=180, fps=12, seconds_per_action=1.0, hold_seconds=0.25)
+    write_net_folding(net, folder / "cross_folding.mp4", opts=small)
+
+
 def main() -> int:
     options = GenerateOptions("prediction", tuple(GROUPS), count=1, seed=SEED)
     request = MediaRequest.of(video=True, frames=True, images=True, text=True)  # the reference cadence
@@ -124,10 +147,12 @@ def main() -> int:
     print(f"  per-item manifests  {OUT / 'manifest'}/")
     evaluated = evaluation_demo()
     families = families_demo()
+    nets_demo()
     print(f"\n  report page         {OUT / 'report.html'}  (open it in a browser: scores, plots, every item)")
     print(f"  peer benchmarks     {OUT / 'families'}/<family>/  (items, their own format, composite images)")
     print(f"  a family item in 3-D {OUT / 'families' / 'spatialviz-3d' / 'folding_videos'}/")
     print(f"  FOLD files          {OUT / 'families' / 'fold'}/  (open them in an origami tool)")
+    print(f"  a cube net          {OUT / 'nets'}/  (flat net, a cube view, the net folding in 3-D)")
     return 0 if check.all_match and not report.failed and not evaluated and not families else 1
 
 

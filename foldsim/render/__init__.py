@@ -7,6 +7,9 @@
 
 General items (`foldsim.sheets`, any sheet): `items` (3-D frames and videos through the same
 renderer), `item_images` (2-D step images), both on `item_geometry` (docs/engine.md, Rendering).
+
+Cube nets (`foldsim.nets`): `net_images` (the flat net and cube views, Pillow) and `nets` (3-D frames
+and MP4s of a net folding, through the same renderer; docs/nets.md, Pictures and motion).
 """
 
 from .images import numbered_sheet_image, step_images, write_images, write_numbered_sheet
