@@ -95,7 +95,7 @@ def _width(style: ImageStyle, pixels: float) -> int:
     return max(1, round(pixels * style.supersample))
 
 
-def _segment(draw: ImageDraw.ImageDraw, frame: Frame, ends: np.ndarray, colour, width: int) -> None:
+def draw_segment(draw: ImageDraw.ImageDraw, frame: Frame, ends: np.ndarray, colour, width: int) -> None:
     """A line with round ends (joins of consecutive edges stay closed)."""
     (x0, y0), (x1, y1) = frame.pixels(ends)
     draw.line([(x0, y0), (x1, y1)], fill=colour, width=width)
@@ -121,13 +121,13 @@ def draw_paper(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k: int
         nxt = np.roll(triangles, -1, axis=1)
         for triangle, following, flags in zip(triangles, nxt, grid[mine]):
             for i in np.flatnonzero(flags) if grid_lines else ():
-                _segment(draw, frame, np.stack([triangle[i], following[i]]), grid_colour, _width(style, 1.0))
+                draw_segment(draw, frame, np.stack([triangle[i], following[i]]), grid_colour, _width(style, 1.0))
         for edge in boundary_edges(lattice[mine]):
-            _segment(draw, frame, edge / two_r @ linear.T, outline, _width(style, 2.0))
+            draw_segment(draw, frame, edge / two_r @ linear.T, outline, _width(style, 2.0))
 
 
-def _dashed(draw: ImageDraw.ImageDraw, frame: Frame, ends: np.ndarray, colour, width: int,
-            pattern: tuple[float, ...]) -> None:
+def draw_dashed(draw: ImageDraw.ImageDraw, frame: Frame, ends: np.ndarray, colour, width: int,
+                pattern: tuple[float, ...]) -> None:
     """A dashed line along `ends` float[2, 2] (sheet units); `pattern`: dash, gap, dash, gap ..."""
     start, stop = ends
     length = float(np.linalg.norm(stop - start))
@@ -138,7 +138,7 @@ def _dashed(draw: ImageDraw.ImageDraw, frame: Frame, ends: np.ndarray, colour, w
     while position < length:
         step = pattern[index % len(pattern)]
         if index % 2 == 0:
-            _segment(draw, frame, np.stack([start + unit * position, start + unit * min(length, position + step)]),
+            draw_segment(draw, frame, np.stack([start + unit * position, start + unit * min(length, position + step)]),
                      colour, width)
         position += step
         index += 1
@@ -173,7 +173,7 @@ def draw_fold_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k:
     dash = DASH * unit
     pattern = (dash, dash * 0.7) if action.front else (dash, dash * 0.5, dash * 0.25, dash * 0.5)
     for ends in [] if pieces is None else pieces:
-        _dashed(draw, frame, ends, colour, width, pattern)
+        draw_dashed(draw, frame, ends, colour, width, pattern)
     moving = placed_lattice(trace, k)[np.asarray(trace.steps.moving[k], bool)] / (2.0 * trace.resolution)
     if not len(moving) or pieces is None:
         return
@@ -220,7 +220,7 @@ def draw_turn_mark(draw: ImageDraw.ImageDraw, frame: Frame, trace: ItemTrace, k:
                   stroke_width=_width(style, 2), stroke_fill=style.background)
     else:
         ends = np.array([[-radius, 0.0], [radius, 0.0]])
-        _segment(draw, frame, ends * 0.92, colour, width)
+        draw_segment(draw, frame, ends * 0.92, colour, width)
         for tip, back in ((ends[1], ends[0]), (ends[0], ends[1])):
             _arrow_head(draw, frame, tip, tip - back, 0.3, True, width, colour)
         [anchor] = frame.pixels(np.array([0.0, 0.35]))

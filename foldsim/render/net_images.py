@@ -34,7 +34,7 @@ from ..errors import InputError, describe
 from ..limits import MAX_FRAME_SIDE
 from ..nets import STEPS, FoldedNet, Net, SeenFace, Shown, fold_net
 from .images import Frame
-from .item_images import _dashed, _segment
+from .item_images import draw_dashed, draw_segment
 
 Colour = tuple[int, int, int]
 #: face colours, given to labels in order (`label_colours`); pale, so the ink reads on every one
@@ -176,12 +176,12 @@ def flat_net_image(net: Net, cell: int = 64, *, margin: int | None = None,
     hinge_width, line_width = max(1, round(cell * scale / 40)), max(2, round(cell * scale / 18))
     for ends, kind, turn in edges:  # hinges first: the outline and the cuts go over their ends
         if kind == "hinge" and turn == 0:
-            _segment(draw, frame, ends, HINGE_INK[0], hinge_width)
+            draw_segment(draw, frame, ends, HINGE_INK[0], hinge_width)
         elif kind == "hinge":
-            _dashed(draw, frame, ends, HINGE_INK[turn], 2 * hinge_width, (DASH, DASH))
+            draw_dashed(draw, frame, ends, HINGE_INK[turn], 2 * hinge_width, (DASH, DASH))
     for ends, kind, _ in edges:
         if kind != "hinge":
-            _segment(draw, frame, ends, INK, line_width)
+            draw_segment(draw, frame, ends, INK, line_width)
     return image.resize((width, height), Image.Resampling.BOX)
 
 
