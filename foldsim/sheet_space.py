@@ -481,26 +481,38 @@ def estimate_levels(mesh, states, alphabet: np.ndarray, folds: int, budget: int,
     weight = np.ones(walks)
     estimates = {}
     for k in range(1, folds + 1):
-        codes, children = [], []
-        for lo in range(0, walks, chunk):
-            n = min(chunk, walks - lo)
-            out = jax.device_get(step(mesh, _pad_to(_take(states, slice(lo, lo + n)), chunk), alphabet, none))
-            codes.append(out["code"][:n])
-            children.append(_take(out["state"], slice(0, n)))
-            if (out["code"][:n] == E.OFF_LATTICE).any():
-                raise _Finer(int(out["detail"][:n][out["code"][:n] == E.OFF_LATTICE].max()))
-            if (out["code"][:n] == CREASE_CUTS_TRIANGLE).any():
-                raise _Finer(2)
-        ok = np.concatenate(codes) == OK
+        code, merged = _children(step, mesh, states, walks, chunk, alphabet, none, check=_finer_needed)
+        ok = code == OK
         weight = weight * ok.sum(1)
         estimates[k] = float(weight.mean())
         if not weight.any():
             estimates.update({j: 0.0 for j in range(k + 1, folds + 1)})
             break
         pick = np.where(ok, rng.random(ok.shape), -1.0).argmax(1)  # a random realizable child (any, when dead)
-        merged = jax.tree.map(lambda *xs: np.concatenate(xs), *children)
         states = _take(merged, (np.arange(walks), pick))
     return estimates
+
+
+def _finer_needed(code: np.ndarray, detail: np.ndarray) -> None:
+    """Raise `_Finer` (as the enumeration would) when a chunk's children need a finer mesh."""
+    if (code == E.OFF_LATTICE).any():
+        raise _Finer(int(detail[code == E.OFF_LATTICE].max()))
+    if (code == CREASE_CUTS_TRIANGLE).any():
+        raise _Finer(2)
+
+
+def _children(step, mesh, states, count: int, chunk: int, alphabet, punches, *, check=None):
+    """Every child (state x alphabet fold) of the first `count` states, `chunk` states a kernel call:
+    (codes int[count, A], children's states stacked). `check(code, detail)` sees each chunk first."""
+    codes, children = [], []
+    for lo in range(0, count, chunk):
+        n = min(chunk, count - lo)
+        out = jax.device_get(step(mesh, _pad_to(_take(states, slice(lo, lo + n)), chunk), alphabet, punches))
+        if check is not None:
+            check(out["code"][:n], out["detail"][:n])
+        codes.append(out["code"][:n])
+        children.append(_take(out["state"], slice(0, n)))
+    return np.concatenate(codes), jax.tree.map(lambda *xs: np.concatenate(xs), *children)
 
 
 def _take(tree, index):
@@ -902,13 +914,7 @@ def sample_sequences(family: SheetFamily, count: int, *, seed: int = 0, folds: i
     states = jax.tree.map(lambda x: np.repeat(np.asarray(x)[None], count, 0), start)
     rows = np.zeros((count, 0), np.int16)
     for _ in range(folds):
-        codes, children = [], []
-        for lo in range(0, count, chunk):
-            n = min(chunk, count - lo)
-            out = jax.device_get(step(mesh, _pad_to(_take(states, slice(lo, lo + n)), chunk), alphabet, punches))
-            codes.append(out["code"][:n])
-            children.append(_take(out["state"], slice(0, n)))
-        code = np.concatenate(codes)
+        code, merged = _children(step, mesh, states, count, chunk, alphabet, punches)
         ok = code == OK
         score = np.where(ok, rng.random(code.shape), -1.0)
         pick = score.argmax(1)
@@ -916,7 +922,6 @@ def sample_sequences(family: SheetFamily, count: int, *, seed: int = 0, folds: i
         if len(alive) == 0:
             raise InputError(f"has no realizable sequence of {rows.shape[1] + 1} folds", field="folds")
         source = np.where(ok.any(1), np.arange(count), rng.choice(alive, count))
-        merged = jax.tree.map(lambda *xs: np.concatenate(xs), *children)
         states = _take(merged, (source, pick[source]))
         rows = np.concatenate([rows[source], pick[source, None].astype(np.int16)], 1)
     return rows
