@@ -4,7 +4,7 @@ that `foldsim.limits` states as bytes per row (docs/errors.md, "Sizes and bounds
     python -m benchmarks.kernel_memory [--quick]
 
 Compiles (never runs) `simulate_mesh_batch` (the `simulate` path: rows x actions x punches on a
-mesh of T triangles) and the configuration-space extender of `foldsim.sheet_space` (one prefix
+mesh of T triangles) and the configuration-space extender of `foldsim.sheet_extender` (one prefix
 times an alphabet of A folds, every punch of the set hashed into a bit set of W words) on a few
 shapes, reads XLA's compiled memory analysis (arguments + outputs + temporaries - aliased), and
 prints each measurement beside the model in `foldsim.limits` and their ratio. The model must stay at
@@ -22,7 +22,8 @@ import numpy as np
 from foldsim import limits
 from foldsim.engine import rectangle_mesh
 from foldsim.kernels import engine as E
-from foldsim.sheet_space import PositionGrid, SheetFamily, _extender
+from foldsim.sheet_extender import extender
+from foldsim.sheet_space import PositionGrid, SheetFamily
 
 
 def xla_peak(compiled) -> int:
@@ -47,7 +48,7 @@ def extender_call(side: int, prefixes: int, masks: bool) -> dict:
     mesh = rectangle_mesh(side, side, 1)
     alphabet, punches = family.alphabet_rows(1), family.punch_rows(1)
     grid = PositionGrid(side, side, 1, family.punch_denominator(1))
-    step = _extender(grid.offset, grid.side, grid.words, True, masks)
+    step = extender(grid.offset, grid.side, grid.words, True, masks)
     state = jax.eval_shape(E.initial_state, jax.ShapeDtypeStruct(mesh.shape, np.int32))
     states = jax.tree.map(lambda x: jax.ShapeDtypeStruct((prefixes, *x.shape), x.dtype), state)
     peak = xla_peak(step.lower(mesh, states, alphabet, punches).compile())

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import fuzz_settings
-from foldsim import sheet_space
+from foldsim import sheet_bounds, sheet_space
 from foldsim.cli import main
 from foldsim.cli.common import EXIT_OK, EXIT_USAGE
 
@@ -67,7 +67,7 @@ def run(monkeypatch, capsys, capped_extender):
 def capped_extender(monkeypatch):
     """The extender, failing the test once a run folds more children than a tiny family needs: a
     space past the bounds must be refused, never enumerated."""
-    real = sheet_space._extender
+    real = sheet_space.extender
     folded = [0]
 
     def spy(*key):
@@ -80,7 +80,8 @@ def capped_extender(monkeypatch):
 
         return call
 
-    monkeypatch.setattr(sheet_space, "_extender", spy)
+    for module in (sheet_bounds, sheet_space):  # where the size estimate and the enumeration call it
+        monkeypatch.setattr(module, "extender", spy)
     return folded
 
 

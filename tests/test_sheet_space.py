@@ -21,10 +21,10 @@ from foldsim.sheet_space import (
     SheetFamily,
     enumerate_family,
     hole_set_histogram,
-    read_targets,
     solve_targets,
     verify_plans,
 )
+from foldsim.sheet_space_io import read_targets
 from foldsim.sheets import Punch, SheetItem, SheetSpec
 
 FAMILIES = [

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cli_invoke import invoke
-from foldsim import batching, limits, sheet_space
+from foldsim import batching, limits, sheet_bounds, sheet_space
 from foldsim.batching import MAX_CHUNK_ROWS, MIN_CHUNK_ROWS, check_rows_fit, rows_within
 from foldsim.cli.common import EXIT_OK, EXIT_USAGE
 from foldsim.errors import InputError
@@ -107,7 +107,7 @@ def test_a_batch_over_the_budget_is_chunked_and_gives_the_same_answers(monkeypat
 
 def test_a_family_whose_smallest_call_passes_memory_is_refused_before_any_kernel(monkeypatch):
     """64x64 --folds 1: one prefix x 760 folds x 4,096 punches asks ~100 TB (XLA asked 109 TB)."""
-    monkeypatch.setattr(sheet_space, "_extender", no_work)
+    patch_extender(monkeypatch, no_work)
     monkeypatch.setattr(sheet_space, "estimate_levels", no_work)
     for command in (["enumerate"], ["solve", "--target", "[[0.5, 0.5]]"]):
         line = one_error_line(invoke(*command, "--sheet", "64x64", "--folds", "1"))
@@ -116,15 +116,21 @@ def test_a_family_whose_smallest_call_passes_memory_is_refused_before_any_kernel
 
 
 def test_16x16_is_refused_under_a_small_budget_and_named_with_both_numbers(monkeypatch):
-    monkeypatch.setattr(sheet_space, "_extender", no_work)
+    patch_extender(monkeypatch, no_work)
     line = one_error_line(invoke("enumerate", "--sheet", "16x16", "--folds", "1", env={"FOLDSIM_MEMORY_BUDGET": "2G"}))
     assert "needs 7.02 GiB, over the memory budget of 2 GiB" in line
+
+
+def patch_extender(monkeypatch, replacement) -> None:
+    """Replace the extender where the size estimate (sheet_bounds) and the enumeration (sheet_space) call it."""
+    for module in (sheet_bounds, sheet_space):
+        monkeypatch.setattr(module, "extender", replacement)
 
 
 def counting_extender(monkeypatch, limit: int) -> list[int]:
     """Spy on the extender: children folded per call; fails the test past `limit` children."""
     folded = []
-    real = sheet_space._extender
+    real = sheet_space.extender
 
     def spy(*key):
         step = real(*key)
@@ -136,7 +142,7 @@ def counting_extender(monkeypatch, limit: int) -> list[int]:
 
         return call
 
-    monkeypatch.setattr(sheet_space, "_extender", spy)
+    patch_extender(monkeypatch, spy)
     return folded
 
 
@@ -167,7 +173,7 @@ def test_the_estimate_is_exact_on_the_first_level_and_close_after():
 def test_an_underestimated_space_stops_as_soon_as_it_passes_the_bound(monkeypatch):
     """The estimate is a mean of random walks; if it comes out low the level guard still stops the
     enumeration once it keeps more configurations than the bound, before the level ends."""
-    monkeypatch.setattr(sheet_space, "MAX_SPACE_CONFIGURATIONS", 100)
+    monkeypatch.setattr(sheet_bounds, "MAX_SPACE_CONFIGURATIONS", 100)
     monkeypatch.setattr(sheet_space, "estimate_levels", lambda *a, **k: {})
     with pytest.raises(InputError, match=r"^--sheet: a 3x3 family of 3 folds has more than 100 configurations of 2 folds "
                                          r"\([0-9,]+ found before stopping\)"):

@@ -243,7 +243,7 @@ def enumerate_command(
     if out_file is not None:
         check_output_path(out_file, "file")
     if sheet is not None:
-        from ..sheet_space import render_space, space_npz_bytes
+        from ..sheet_space_io import render_space, space_npz_bytes
 
         try:
             space = enumerate_sheet(sheet_family(sheet, folds, lines, sides, faces, punches), punch=True)
@@ -308,7 +308,8 @@ def solve(
     if out_file is not None:
         check_output_path(out_file, "file")
     if sheet is not None or tasks is None:
-        from ..sheet_space import read_targets, render_solutions, solve_json, solve_targets
+        from ..sheet_space import solve_targets
+        from ..sheet_space_io import read_targets, render_solutions, solve_json
 
         if sheet is None or target is None or tasks is not None:
             fail("give a planning file, or --sheet with --target (not both)")
