@@ -144,6 +144,8 @@ def parse_records(text: str, name: str, *, jsonl: bool = False) -> list:
             raise InputError(whole, item=name) from None
         return records
     if isinstance(data, dict):
+        if jsonl and "\n" not in stripped:  # a JSON Lines file of one line: its record keeps its line
+            return _jsonl_records(text)
         return [data]
     if not isinstance(data, list):
         raise InputError(f"expected a JSON array of records, got {json_kind(data)}", item=name)

@@ -41,6 +41,7 @@ from hypothesis import strategies as st
 from conftest import fuzz_settings
 from foldsim.engine import simulate_items
 from foldsim.holes import SHAPES, SIZES
+from foldsim.limits import MAX_DENOMINATOR
 from foldsim.reference_general import IDENTITY, Iso, flip_across, reference_batch, reference_pieces, rotation_about
 from foldsim.sheets import SIDE_SIGNS, Flip, Fold, Line, PointHole, Punch, Rotate, SheetItem, SheetSpec
 
@@ -367,6 +368,8 @@ def _punch_in_box(draw, box) -> Punch:
     else:  # a lattice point of the paper's box, often on a crease
         x = x0 + (x1 - x0) * Q(draw(st.integers(0, 6)), 6)
         y = y0 + (y1 - y0) * Q(draw(st.integers(0, 6)), 6)
+        if max(x.denominator, y.denominator) > MAX_DENOMINATOR:  # finer than the engine's lattice holds
+            x, y = x0, y0  # (docs/errors.md, General records): the box's corner, also often on a crease
     return Punch(x, y, shape, size, direction)
 
 

@@ -256,3 +256,12 @@ def test_fold_refuses_a_point_that_is_not_a_point(tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["good.fold"]
     written = json.loads((tmp_path / "out" / "good.fold").read_text())["foldsim:item"]
     assert "point" not in written["actions"][0]
+
+
+def test_a_json_lines_file_of_one_record_names_it_by_its_line(tmp_path):
+    """A .jsonl file whose one line is the whole file is still JSON Lines: an id-less record there is
+    "line 1" (as in a file of many lines), not "item 0"."""
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(with_fold(moves=[])) + "\n")
+    done = invoke("simulate", str(path))
+    assert done.exit_code == EXIT_ITEMS and f"error: {path}: line 1: " in done.stderr, done.stderr
