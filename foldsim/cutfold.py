@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import InputError, describe
+from .io import item_label
 from .polygons import (
     MAX_VERTICES,
     Point,
@@ -529,11 +530,9 @@ def cut_item_from_record(record: object, *, index: int | None = None) -> CutItem
     """A CutItem from {"id"?, "sheet": {"vertices"} | {"preset", "grid"?}, "steps": [FOLD |
     {"group": [FOLD, ...]}], "cuts": [CUT, ...]}. Every bound is checked before any geometry;
     InputError names the item and the field."""
-    item = f"item {index + 1}" if index is not None else None
+    item = item_label(record, index)
     if not isinstance(record, Mapping):
         raise InputError(f"must be an object, got {describe(record)}", item=item)
-    if isinstance(record.get("id"), str) and record["id"]:
-        item = record["id"][:80]
     try:
         steps_raw, cuts_raw = record.get("steps"), record.get("cuts")
         if not isinstance(steps_raw, list) or not isinstance(cuts_raw, list):

@@ -210,6 +210,14 @@ def record_name(record: object, index: int | None = None) -> str:
     return f"item {index}" if index is not None else "item"
 
 
+def item_label(record: object, index: int | None) -> str | None:
+    """What a reader's errors call a record before reading it: its id (a non-blank string, cut to 80
+    characters), else its position from 0 ("item 2", as `record_name`), else nothing."""
+    if isinstance(record, dict) and isinstance(record.get("id"), str) and record["id"].strip():
+        return record["id"][:80]
+    return f"item {index}" if index is not None else None
+
+
 def value_text(value: int) -> str:
     """str() of an int, or a short description where it has more digits than Python prints."""
     try:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError, describe
+from .io import item_label
 from .kernels import nets as K
 
 #: bounds a net read from data must keep (refused before any work)
@@ -314,11 +315,9 @@ def net_from_record(record: object, *, index: int | None = None) -> Net:
     """A Net from JSON-like data: {"id"?, "cells": [[x, y], ...] (at most MAX_NET_CELLS, |x|, |y| <=
     MAX_COORDINATE), "labels"?: [str], "patterns"?: [{"turn": int, "mirror": bool}], "hinges"?:
     [[a, b] | [a, b, turn]], "cuts"?: [[a, b]]}. Errors are InputError naming the item and field."""
-    item = f"net {index + 1}" if index is not None else None
+    item = item_label(record, index)
     if not isinstance(record, Mapping):
         raise InputError(f"must be an object, got {describe(record)}", item=item)
-    if isinstance(record.get("id"), str) and record["id"]:
-        item = record["id"][:80]
     try:
         cells = record.get("cells")
         if not isinstance(cells, list):

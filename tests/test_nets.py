@@ -350,7 +350,7 @@ def test_bad_records_name_the_field(record, field):
     with pytest.raises(InputError) as caught:
         net_from_record(record, index=2)
     assert caught.value.field == field
-    assert "\n" not in str(caught.value) and str(caught.value).startswith("net 3")
+    assert "\n" not in str(caught.value) and str(caught.value).startswith("item 2")
 
 
 def test_a_loop_of_hinges_is_refused_and_a_huge_net_before_any_work():
