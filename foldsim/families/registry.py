@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..errors import InputError, describe
 from .base import Family
+from .record_family import RecordFamily
 from .mentalblackboard import MentalBlackboardFamily
 from .spatialviz import SPATIALVIZ
 from .srbench import SRBENCH
@@ -16,9 +17,15 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (SPATIALVIZ, VISFACTOR, SRBENC
 #: generator (foldsim.dataset.generate), through foldsim.dataset.mentalblackboard_family, into the
 #: same item format
 GENERAL_FAMILIES = ("spatialviz", "visfactor", "srbench")
+#: the families that key, draw and audit their own records (foldsim.families.record_family):
+#: cube nets and fold and cut; each adds itself here, after the point-hole families
+RECORD_FAMILIES: dict[str, RecordFamily] = {}
 
 
-def family(name: str) -> Family:
+def family(name: str) -> Family | RecordFamily:
+    if name in RECORD_FAMILIES:
+        return RECORD_FAMILIES[name]
     if name not in FAMILIES:
-        raise InputError(f"must be one of {', '.join(FAMILIES)}, got {describe(name)}", field="--family")
+        names = ", ".join([*FAMILIES, *RECORD_FAMILIES])
+        raise InputError(f"must be one of {names}, got {describe(name)}", field="--family")
     return FAMILIES[name]
