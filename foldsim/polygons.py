@@ -503,7 +503,7 @@ _EXACT = {
 #: regular shapes: (vertex count, circumradius) about (180, 180), first vertex at the top
 _REGULAR = {"hexagon": (6, 180), "pentagon": (5, 180), "octagon": (8, 180), "triangle": (3, 180),
             "circle": (36, 180)}
-#: PFP's 13 sheet types in its enum order; "irregular_heptagon" needs .NET's System.Random(42)
+#: PFP's 13 sheet types in its enum order ("irregular_heptagon": jittered by .NET's System.Random(42))
 PFP_SHEETS = ("square", "hexagon", "pentagon", "octagon", "triangle", "rectangle", "house", "circle",
               "diamond", "parallelogram", "trapezoid", "star", "irregular_heptagon")
 
@@ -531,6 +531,29 @@ def regular_screen_points(sides: int, radius: float) -> list[tuple[float, float]
              180 + radius * math.sin(math.radians(-90 + 360 * i / sides))) for i in range(sides)]
 
 
+def heptagon_screen_points(radius: float = 180, irregularity: float = 0.3) -> list[tuple[float, float]]:
+    """PFP's irregular heptagon (screen frame): seven vertices about (180, 180) whose angles and radii
+    are jittered by .NET's `Random(42)` (two NextDouble draws a vertex: the angle's, then the
+    radius's), computed in single precision as PFP's C# does (its floats; doubles only where it
+    writes Math.PI, Math.Cos and Math.Sin)."""
+    import numpy as np
+
+    from .dotnet_random import DotNetRandom
+
+    f32 = np.float32
+    draws = DotNetRandom(42)
+    step = f32(math.pi * 2 / 7)
+    points = []
+    for i in range(7):
+        offset = f32(draws.next_double() * 2 - 1) * f32(irregularity) * step / f32(2)
+        angle = f32(float(f32(i) * step + offset) - math.pi / 2)
+        scale = f32(1) + f32(draws.next_double() * 2 - 1) * f32(irregularity) / f32(2)
+        r = f32(radius) * scale
+        points.append((float(f32(180) + r * f32(math.cos(float(angle)))),
+                       float(f32(180) + r * f32(math.sin(float(angle))))))
+    return points
+
+
 def preset_sheet(name: object, grid: Fraction = Fraction(1)) -> PolygonSheet:
     """One of PFP's sheet shapes in foldsim's frame. Shapes with irrational vertices (the regular
     ones, the 36-gon circle, the star) have them rounded to the nearest multiple of `grid` (PFP
@@ -543,9 +566,9 @@ def preset_sheet(name: object, grid: Fraction = Fraction(1)) -> PolygonSheet:
     if name in _EXACT:
         return PolygonSheet(tuple(_screen_to_up(_EXACT[name])), name)
     if name == "irregular_heptagon":
-        raise InputError("irregular_heptagon is drawn with .NET's System.Random(42), which foldsim does "
-                         "not reproduce; give its vertices instead", field="sheet.preset")
-    floats = star_screen_points() if name == "star" else regular_screen_points(*_REGULAR[name])
+        floats = heptagon_screen_points()
+    else:
+        floats = star_screen_points() if name == "star" else regular_screen_points(*_REGULAR[name])
     rounded = [(round_to_grid(x, grid), round_to_grid(y, grid)) for x, y in floats]
     return PolygonSheet(tuple(_screen_to_up(rounded)), name,
                         f"PFP {name}: vertices rounded to the nearest multiple of {grid} pixel")

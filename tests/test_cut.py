@@ -53,7 +53,7 @@ def run(steps, cuts, sheet=SQUARE):
 
 
 def test_presets_are_pfps_shapes_in_foldsims_frame():
-    sheets = {name: preset_sheet(name) for name in PFP_SHEETS if name != "irregular_heptagon"}
+    sheets = {name: preset_sheet(name) for name in PFP_SHEETS}
     assert sheets["square"].area == 360 * 360
     assert sheets["rectangle"].area == 360 * 270
     assert sheets["house"].area == 360 * 200 + 360 * 80 // 2
@@ -65,8 +65,25 @@ def test_presets_are_pfps_shapes_in_foldsims_frame():
     assert len(sheets["star"].parts) > 1 and all(len(s.parts) == 1 for n, s in sheets.items() if n != "star")
     fine = preset_sheet("hexagon", F(1, 100))
     assert (F(33588, 100), F(270)) in fine.vertices and "1/100" in fine.rounding
-    with pytest.raises(InputError, match="System.Random"):
-        preset_sheet("irregular_heptagon")
+    # the heptagon: .NET's Random(42) jitter in PFP's single precision, rounded like the others
+    heptagon = sheets["irregular_heptagon"]
+    assert heptagon.vertices[0] == (F(47), F(286)) and len(heptagon.vertices) == 7 and heptagon.area == 82639
+    assert "1 pixel" in heptagon.rounding
+
+
+def test_dotnet_random_is_the_legacy_seeded_generator():
+    """Outputs .NET printed for `new Random(42)`, `new Random(0)` and `new Random(-5)` `.Next()`."""
+    from foldsim.dotnet_random import DotNetRandom
+
+    for seed, printed in ((42, [1434747710, 302596119, 269548474, 1122627734, 361709742, 563913476, 1555655117,
+                                1101493307, 372913049, 1634773126]),
+                          (0, [1559595546, 1755192844, 1649316166, 1198642031, 442452829, 1200195957]),
+                          (-5, [726643700, 610783965, 564707973, 1342984399, 995276750, 1993667614])):
+        draws = DotNetRandom(seed)
+        assert [draws.next_int() for _ in printed] == printed
+    assert DotNetRandom(42).next_double() == 1434747710 / (2**31 - 1)
+    with pytest.raises(ValueError):
+        DotNetRandom(2**31)
 
 
 @pytest.mark.parametrize("vertices, message", [
