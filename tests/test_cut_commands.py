@@ -9,15 +9,19 @@ from __future__ import annotations
 import json
 from fractions import Fraction as F
 
+import numpy as np
 import pytest
 
 import hostile as H
 from cli_invoke import invoke
 from foldsim.config import Config
+from foldsim.cut_fold_file import cut_fold_document
 from foldsim.cutfold import cut_item, cut_item_from_record
 from foldsim.holes import Hole
 from foldsim.nets import fold_net, net_from_record
+from foldsim.polygons import area
 from foldsim.record_kinds import KIND_CUT, KIND_NET, KIND_OTHER, record_kind, simulate_answers
+from test_foldfile import canonical_cycle, check_orders, frame, node_readers, signed_area
 
 CUT = {"id": "cut_fold", "sheet": {"preset": "square"},
        "steps": [{"type": "Hori_Left", "rate": "1/2"}, {"type": "angle", "p1": [0, "1/2"], "p2": ["1/2", 0]}],
@@ -127,3 +131,161 @@ def test_an_exact_answer_through_the_command(tmp_path):
     [answer] = json.loads(invoke("simulate", path).stdout)
     assert answer["count"] == 1 and F(answer["area"]) == 2 * 30 * 50
     assert answer["cutouts"][0]["layers"] == [0, 1]
+
+
+# -- FOLD files of polygon sheets ---------------------------------------------------------------------
+
+FOLD_ITEMS = {
+    # docs/cutting.md's example: the hexagon's two top corners as one step (a group), a snapped Rate
+    # fold, then a partial fold of the top two layers
+    "hexagon_group_partial": {
+        "id": "hexagon_group_partial", "sheet": {"preset": "hexagon"},
+        "steps": [{"group": [{"type": "angle", "p1": ["4/9", 0], "p2": [0, "4/9"]},
+                             {"type": "angle", "p1": [1, "4/9"], "p2": ["5/9", 0]}]},
+                  {"type": "Hori_Right", "rate": "1/2", "snap": 1},
+                  {"type": "Hori_Left", "rate": "1/2", "layers": 2}],
+        "cuts": [{"circle": {"centre": [250, 200], "radius": 35}},
+                 {"polygon": [[220, 150], [265, 150], [265, 210], [220, 210]]}]},
+    # a Rate fold, then a diagonal through points of the sheet's box
+    "square_angle": CUT,
+    # a non-convex sheet (PFP's star): faces that are not convex
+    "star": {"id": "star", "sheet": {"preset": "star"}, "steps": [{"type": "Hori_Left", "rate": "1/2"}],
+             "cuts": [{"polygon": [[150, 150], [200, 150], [200, 200], [150, 200]]}]},
+    # a line of direction (3, 4) (neither axis nor 45 degrees), then Vert_Top of the folded box
+    "house_rational_line": {
+        "id": "house_rational_line", "sheet": {"preset": "house"},
+        "steps": [{"type": "line", "p1": [100, 0], "p2": [103, 4]}, {"type": "Vert_Top", "rate": "1/3"}],
+        "cuts": [{"polygon": [[120, 280], [160, 280], [140, 320]]}]},
+}
+FOLD_TOL = 1e-6
+
+
+def rigid_fit(theirs, ours) -> None:
+    """AssertionError unless one isometry of the plane (a rotation or a reflection, by any angle:
+    the folds are along rational lines) maps `theirs` onto `ours` within FOLD_TOL."""
+    a, b = np.asarray(theirs, float)[:, :2], np.asarray(ours, float)
+    ca, cb = a - a.mean(0), b - b.mean(0)
+    best = np.inf
+    for flip in (np.eye(2), np.diag([1.0, -1.0])):
+        u, _, vt = np.linalg.svd((ca @ flip).T @ cb)
+        rotation = u @ vt
+        if np.linalg.det(rotation) < 0:
+            continue
+        best = min(best, np.abs(ca @ flip @ rotation - cb).max())
+    assert best < FOLD_TOL, f"no isometry maps the reader's coordinates onto ours (off by {best})"
+
+
+@pytest.fixture(scope="module")
+def cut_exported(tmp_path_factory) -> dict:
+    """name -> (record, FOLD document, the node readers' report), through `foldsim fold`."""
+    folder = tmp_path_factory.mktemp("cutfold")
+    source = folder / "items.json"
+    source.write_text(json.dumps(list(FOLD_ITEMS.values())))
+    done = invoke("fold", source, "--out", folder / "out")
+    assert done.exit_code == 0, done.stderr
+    paths = [folder / "out" / f"{record['id']}.fold" for record in FOLD_ITEMS.values()]
+    reports = node_readers(paths)
+    return {name: (FOLD_ITEMS[name], json.loads(path.read_text()), reports[str(path)])
+            for name, path in zip(FOLD_ITEMS, paths)}
+
+
+@pytest.mark.parametrize("name", FOLD_ITEMS)
+def test_npm_fold_rebuilds_our_polygon_crease_pattern(cut_exported, name):
+    """npm `fold`: the faces of our planar graph (vertices and edges alone) are our faces; borders
+    have one face, creases two; reflecting across every crease closes up and gives our final frame."""
+    _, doc, report = cut_exported[name]
+    got = report["fold"]
+    assert got["counts"] == {"vertices": len(doc["vertices_coords"]), "edges": len(doc["edges_vertices"]),
+                             "faces": len(doc["faces_vertices"])}
+    assert {canonical_cycle(f) for f in got["planarFaces"]} == {canonical_cycle(f) for f in doc["faces_vertices"]}
+    for e, faces in enumerate(got["edges_faces"]):
+        assert len([f for f in faces if f is not None]) == (1 if doc["edges_assignment"][e] == "B" else 2)
+    assert got["boundaryEdges"] == [e for e, a in enumerate(doc["edges_assignment"]) if a == "B"]
+    assert got["flatFoldError"] < FOLD_TOL
+    last = frame(doc, len(doc["file_frames"]))
+    rigid_fit(got["flatFoldCoords"], last["vertices_coords"])
+    ours = [np.sign(signed_area([last["vertices_coords"][v] for v in face])) for face in doc["faces_vertices"]]
+    assert [o * ours[0] for o in ours] == got["flatFoldOrientation"]
+
+
+@pytest.mark.parametrize("name", FOLD_ITEMS)
+def test_rabbit_ear_folds_and_layers_our_polygon_frames(cut_exported, name):
+    """Rabbit Ear, frame by frame: folding the crease pattern by the frame's assignments (2-D, and
+    3-D by fold angles, flat) gives the frame's coordinates; its layer solver allows our face orders
+    (the key frame's state is the last frame's)."""
+    record, doc, report = cut_exported[name]
+    frames = report["rabbitEar"]
+    folds = sum(len(s["group"]) if "group" in s else 1 for s in record["steps"])
+    assert len(frames) == 1 + len(doc["file_frames"]) == 1 + folds
+    for k, got in enumerate(frames):
+        ours = frame(doc, k if k else len(frames) - 1)["vertices_coords"]
+        rigid_fit(got["coords2d"], ours)
+        assert np.abs(np.asarray(got["coords3d"])[:, 2]).max() < FOLD_TOL, f"frame {k}: not flat"
+    for k in range(1, len(frames)):
+        check_orders(frames[k], frame(doc, k)["faceOrders"], f"frame {k}")
+    check_orders(frames[0], frame(doc, len(frames) - 1)["faceOrders"], "key frame")
+
+
+@pytest.mark.parametrize("name", FOLD_ITEMS)
+def test_polygon_fold_files_are_exact(cut_exported, name):
+    """The exact coordinates are what the floats round from; the faces tile the sheet exactly; each
+    frame's vertices are the engine's layers placed exactly; the cut-outs are the engine's."""
+    record, doc, _ = cut_exported[name]
+    item = cut_item_from_record(record)
+    result = cut_item(item)
+    exact = [(F(x), F(y)) for x, y in doc["vertices_foldsim:exactCoords"]]
+    assert [[float(x), float(y)] for x, y in exact] == doc["vertices_coords"]
+    assert sum(area([exact[v] for v in face]) for face in doc["faces_vertices"]) == item.sheet.area
+    assert doc["foldsim:cutouts"] == [c.to_dict() for c in result.cutouts]
+    assert cut_item_from_record(doc["foldsim:item"]) == item
+    final = [(F(x), F(y)) for x, y in doc["file_frames"][-1]["vertices_foldsim:exactCoords"]]
+    for f, face in enumerate(doc["faces_vertices"]):  # face f is the final layer f, placed by its isometry
+        layer = result.final[f]
+        assert [final[v] for v in face] == [layer.iso.apply(exact[v]) for v in face]
+    assert doc["edges_assignment"] == doc["file_frames"][-1]["edges_assignment"]
+    assert set(doc["edges_assignment"]) <= {"B", "M", "V"}
+    assert ("convexFaces" in doc["frame_attributes"]) == (name != "star")
+
+
+def test_a_polygon_valley_fold_by_hand():
+    """The square's right half folded over its left (Hori_Left): one valley crease at x = 180, the
+    right face face down on top: [0, 1, +1] (face 0 lies on the side face 1's normal points to)."""
+    record = {"id": "half", "sheet": {"preset": "square"}, "steps": [{"type": "Hori_Left", "rate": "1/2"}],
+              "cuts": [{"polygon": [[10, 10], [20, 10], [20, 20]]}]}
+    doc = cut_fold_document(cut_item_from_record(record))
+    crease = [e for e, a in enumerate(doc["edges_assignment"]) if a != "B"]
+    assert len(crease) == 1 and doc["edges_assignment"][crease[0]] == "V"
+    assert sorted(doc["vertices_coords"][v][0] for v in doc["edges_vertices"][crease[0]]) == [180.0, 180.0]
+    assert doc["file_frames"][0]["faceOrders"] == [[0, 1, 1]]
+
+
+def test_fold_command_errors_one_line_each(tmp_path):
+    """Not realizable, a cut over no paper, a cube net, an unreadable cut record: one line each; the
+    good item is written."""
+    tearing = {**FOLD_ITEMS["hexagon_group_partial"], "id": "tearing"}
+    tearing["steps"] = [*tearing["steps"][:2], {"type": "Hori_Left", "rate": "1/2", "layers": 1}]
+    off = {**CUT, "id": "off", "cuts": [{"polygon": [[900, 900], [950, 900], [950, 950]]}]}
+    source = tmp_path / "items.jsonl"
+    rows = [CUT, tearing, off, NET, {k: v for k, v in CUT.items() if k != "id"} | {"steps": 3}]
+    source.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    done = invoke("fold", source, "--out", tmp_path / "out", "--json")
+    assert done.exit_code == 1
+    assert json.loads(done.stdout)["files"] == ["cut_fold.fold"]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 4 and all(line.startswith(f"error: {source}: ") for line in lines)
+    assert "tearing: not_realizable: step 3" in lines[0] and "off: off_paper: cut 1" in lines[1]
+    assert "cross: is a cube net" in lines[2] and "line 5: steps: must be a list" in lines[3]
+
+
+@pytest.mark.parametrize("kind", H.KINDS)
+def test_fold_hostile_cut_records(kind):
+    """A FOLD file or one line for every place of a cut record made hostile; never an internal error."""
+    from foldsim.cli.fold import any_fold_document
+    from foldsim.errors import InputError
+
+    for path in H.paths(CUT):
+        record = H.hostile(CUT, path, kind, 1)
+        try:
+            any_fold_document(record, 0, "item 0")
+        except InputError as error:
+            assert "\n" not in str(error) and len(str(error)) < 400
