@@ -22,21 +22,15 @@ Everything is exact (`Fraction`) until written, where each coordinate is given t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 
 from .cutfold import CutItem, CutResult, Layer, cut_item, cut_item_to_record
 from .foldfile import CREATOR, FILE_SPEC, FOLD_ANGLE, FoldExportError
-from .polygons import Point, Polygon, bounding_box, cross, intersection_area, is_convex, outline, point_in_polygon
+from .cut_history import layer_history
+from .polygons import Point, bounding_box, cross, intersection_area, is_convex, outline
 
 #: the most faces (final layers) a FOLD file is written for: face orders compare every two faces of
 #: every frame, exactly (refused after folding, before that work)
 MAX_FOLD_FACES = 128
-
-
-def _centre(piece: Polygon) -> Point:
-    """A point strictly inside a convex piece (its vertices' mean)."""
-    n = len(piece)
-    return (sum((p[0] for p in piece), Fraction(0)) / n, sum((p[1] for p in piece), Fraction(0)) / n)
 
 
 def _on_open_segment(p: Point, a: Point, b: Point) -> bool:
@@ -50,7 +44,7 @@ class CutCreasePattern:
     """Faces (final layers), vertices and edges of a cut item's final state, exact, and each face's
     layer and isometry in every state after a fold (`states`: flattened, states[0] the flat sheet)."""
 
-    def __init__(self, result: CutResult, name: str) -> None:
+    def __init__(self, item: CutItem, result: CutResult, name: str) -> None:
         self.final: tuple[Layer, ...] = result.final
         if len(self.final) > MAX_FOLD_FACES:
             raise FoldExportError(f"its {len(self.final)} layers are more faces than the {MAX_FOLD_FACES} a FOLD "
@@ -89,16 +83,8 @@ class CutCreasePattern:
         for (u, v), faces in zip(self.edges, self.edge_faces):
             if len(faces) > 2 or (len(faces) == 2 and faces[0] == faces[1]):
                 raise AssertionError(f"edge {u}-{v} is not a border or a crease between two faces")
-        inside = [_centre(layer.parts[0]) for layer in self.final]
         #: per state, per face: the index of the state's layer that holds it
-        self.layer_of = [[self._holder(state, p) for p in inside] for state in self.states]
-
-    @staticmethod
-    def _holder(state: Sequence[Layer], point: Point) -> int:
-        for i, layer in enumerate(state):
-            if any(point_in_polygon(point, part) >= 0 for part in layer.parts):
-                return i
-        raise AssertionError(f"no layer holds {point}")
+        self.layer_of = layer_history(item, result)
 
     def layer(self, k: int, f: int) -> Layer:
         return self.states[k][self.layer_of[k][f]]
@@ -165,7 +151,7 @@ def cut_fold_document(item: CutItem, name: str | None = None) -> dict:
     result = cut_item(item)
     if not result.ok:
         raise FoldExportError(f"{result.status}: {result.reason}", item=name)
-    cp = CutCreasePattern(result, name)
+    cp = CutCreasePattern(item, result, name)
     folds = [(s, k, fold) for s, step in enumerate(item.steps, 1) for k, fold in enumerate(step, 1)]
     final_assignment = cp.assignments(len(folds))
     flat, flat_exact = _coords(cp.vertices)

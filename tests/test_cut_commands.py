@@ -289,3 +289,40 @@ def test_fold_hostile_cut_records(kind):
             any_fold_document(record, 0, "item 0")
         except InputError as error:
             assert "\n" not in str(error) and len(str(error)) < 400
+
+
+def test_layer_history_is_the_layer_holding_each_face():
+    """cut_history.layer_history (replaying the folds on one point) names, for every state of
+    random items (tests/cut_items.py: PFP's sheets, the star and a notched L, groups, partial
+    folds), the layer whose pieces hold the final layer's inside point: the brute-force definition."""
+    import random
+
+    from cut_items import random_item
+    from foldsim.cut_history import inside_point, layer_history
+    from foldsim.polygons import point_in_polygon
+
+    rng, checked = random.Random(27), 0
+    for index in range(40):
+        item = random_item(rng, index)
+        result = cut_item(item)
+        if result.status == "not_realizable":
+            continue
+        states = [layers for step in result.states for layers in step]
+        held = layer_history(item, result)
+        assert len(held) == len(states)
+        for state, row in zip(states, held):
+            for layer, holder in zip(result.final, row):
+                assert any(point_in_polygon(inside_point(layer), part) > 0 for part in state[holder].parts)
+                checked += 1
+    assert checked > 100
+
+
+def test_fold_files_are_bounded_by_faces():
+    """Past MAX_FOLD_FACES final layers the item is one error line, before the face orders."""
+    from foldsim.cut_fold_file import MAX_FOLD_FACES, FoldExportError
+
+    halves = [{"type": ("Hori_Left", "Vert_Top")[i % 2], "rate": "1/2"} for i in range(8)]  # 256 layers
+    record = {"id": "many", "sheet": {"preset": "square"}, "steps": halves,
+              "cuts": [{"polygon": [[1, 359], [5, 359], [5, 355]]}]}
+    with pytest.raises(FoldExportError, match=f"256 layers are more faces than the {MAX_FOLD_FACES}"):
+        cut_fold_document(cut_item_from_record(record))

@@ -33,11 +33,12 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from ..cut_history import layer_history
 from ..cutfold import Affine, CutItem, CutResult, Fold, cut_item, resolve_line
 from ..errors import InputError
 from ..io import atomic_write_bytes
 from ..kernels import motion as M
-from ..polygons import Point, bounding_box, point_in_polygon
+from ..polygons import Point, bounding_box
 from .animation import FramesSink, Mp4Sink, Overlay, _caption, _ramp, top_view, video_paths
 from .images import png_bytes
 from .options import AnimationOptions
@@ -71,20 +72,6 @@ class FoldMotion:
     moving: np.ndarray  # bool[F]
     line: tuple[np.ndarray, np.ndarray]  # (a point on it, its unit direction), float64[2] each
     caption: str
-
-
-def _holder(state, point: Point) -> int:
-    """The index of the layer of `state` that holds `point` (strictly inside one of a final face's pieces)."""
-    for i, layer in enumerate(state):
-        if any(point_in_polygon(point, part) >= 0 for part in layer.parts):
-            return i
-    raise AssertionError(f"no layer holds {point}")
-
-
-def _centre(piece) -> Point:
-    """A point strictly inside a convex piece (its vertices' mean)."""
-    n = len(piece)
-    return (sum((p[0] for p in piece), Fraction(0)) / n, sum((p[1] for p in piece), Fraction(0)) / n)
 
 
 @dataclass(frozen=True)
@@ -122,8 +109,7 @@ class PolygonMotion:
                     face.append(f)
         flat_array = np.asarray(flat, np.float64)
         states = [layers for step in result.states for layers in step]
-        inside = [_centre(layer.parts[0]) for layer in final]
-        holders = [[_holder(state, p) for p in inside] for state in states]
+        holders = layer_history(item, result)
         gap = min(M.LAYER_GAP, MAX_STACK_HEIGHT / max(len(final), 1))
         placements = tuple(_placement([state[h].iso for h in held], held, gap, origin, unit)
                            for state, held in zip(states, holders))
