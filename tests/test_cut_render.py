@@ -106,8 +106,9 @@ def test_cut_outs_are_holes_riding_on_their_layers():
     with motion.renderer() as renderer:
         looks = motion.looks()
         result = np.asarray(motion.result_image(renderer, looks))
-        *_, (last, cut, _) = motion.folding()
-        [folded] = motion.draw(renderer, [(last, cut, "")], looks)
+        *_, (last, cut, _, crease) = motion.folding()
+        assert crease is None  # the cut: no fold, no crease rod
+        [folded] = motion.draw(renderer, [(last, cut, "", None)], looks)
     top = top_view(motion.opts)
     background, paper = np.asarray(opts.background_colour), np.asarray(opts.front_colour)
     assert len(motion.result.cutouts) == 1
@@ -184,3 +185,18 @@ def test_hostile_cut_records_before_drawing(kind):
             PolygonMotion.of(read_cut_item(record, 0, "line 1"), SMALL)
         except InputError as error:
             assert "\n" not in str(error) and len(str(error)) < 400
+
+
+def test_the_crease_rod_lies_on_the_fold_line_over_the_paper_that_folds():
+    """The square folded in half: the rod runs along x = 0 (normalised) the whole height of the
+    sheet; the hexagon's partial fold (top 2 layers): only where those layers cross the line."""
+    half = PolygonMotion.of(cut_item_from_record(HALF), SMALL)
+    [[start, end]] = half.folds[0].crease
+    assert start[0] == end[0] == 0 and sorted([start[1], end[1]]) == [-2, 2]
+    hexagon = PolygonMotion.of(cut_item_from_record(HEXAGON), SMALL)
+    partial = hexagon.folds[-1].crease
+    full = hexagon.folds[-2].crease
+    assert len(partial) == 1 and len(full) == 1
+    assert np.ptp(partial[0, :, 1]) < np.ptp(full[0, :, 1])  # shorter: the top layers only
+    frames = list(hexagon.folding())
+    assert sum(crease is not None for *_, crease in frames) == len(hexagon.folds) * SMALL.frames_per_action()

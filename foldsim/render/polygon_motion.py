@@ -20,12 +20,14 @@ default fragment shader, whose texture's red channel cuts the paper) and `animat
   unfolding video plays the folds backward with the holes, and ends on the opened sheet.
 - Camera: fixed for the whole item, looking at the centre of the box of the paper in every state,
   its distance scaled by that box's half side (2 at `opts.camera_distance`, as MentalBlackboard's).
-  No crease rod is drawn.
+- Crease: during each fold a thin rod along the fold line where it crosses the paper that folds
+  (the line clipped exactly to every taking layer's pieces, joined where they meet), just above the
+  stack.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -34,7 +36,7 @@ import numpy as np
 from PIL import Image
 
 from ..cut_history import layer_history
-from ..cutfold import Affine, CutItem, CutResult, Fold, cut_item, resolve_line
+from ..cutfold import Affine, CutItem, CutResult, Fold, Layer, cut_item, resolve_line
 from ..errors import InputError
 from ..io import atomic_write_bytes
 from ..kernels import motion as M
@@ -42,7 +44,7 @@ from ..polygons import Point, bounding_box
 from .animation import FramesSink, Mp4Sink, Overlay, _caption, _ramp, top_view, video_paths
 from .images import png_bytes
 from .options import AnimationOptions
-from .scene import Look, SheetGeometry, SheetRenderer, hole_mask, paper_materials
+from .scene import CREASE_LIFT, CREASE_RADIUS, Look, SheetGeometry, SheetRenderer, hole_mask, paper_materials
 from .shapes import Cut
 
 #: the normalised sheet's longer side (MentalBlackboard's 4 x 4 sheet)
@@ -51,6 +53,44 @@ NORMAL_SIDE = 4
 FRAMED_HALF_SIDE = 2.0
 #: the whole stack is at most this tall (normalised units): many layers sit closer than LAYER_GAP
 MAX_STACK_HEIGHT = 1.0
+
+
+#: one frame of a timeline: the triangles float[T, 3, 3], whether the cut-outs are open, the caption,
+#: the crease rod's pieces float[K, 2, 3] (None: none)
+Shown = tuple[np.ndarray, bool, str, "np.ndarray | None"]
+
+
+def crease_pieces(p1: Point, p2: Point, layers: Sequence[Layer]) -> list[tuple[Point, Point]]:
+    """The line p1 -> p2 where it crosses the layers' placed pieces (exact), pieces that meet
+    joined: the crease a fold of these layers makes."""
+    dx, dy = p2[0] - p1[0], p2[1] - p1[1]
+    spans = []
+    for layer in layers:
+        for piece in layer.placed():
+            low, high, n = None, None, len(piece)
+            for k in range(n):  # inside: left of every edge a -> b (counter-clockwise): alpha t + beta >= 0
+                (ax, ay), (bx, by) = piece[k], piece[(k + 1) % n]
+                alpha = (bx - ax) * dy - (by - ay) * dx
+                beta = (bx - ax) * (p1[1] - ay) - (by - ay) * (p1[0] - ax)
+                if alpha == 0:
+                    if beta < 0:
+                        break
+                    continue
+                bound = -beta / alpha
+                if alpha > 0:
+                    low = bound if low is None else max(low, bound)
+                else:
+                    high = bound if high is None else min(high, bound)
+            else:
+                if low is not None and high is not None and low < high:
+                    spans.append((low, high))
+    joined: list[list[Fraction]] = []
+    for low, high in sorted(spans):
+        if joined and low <= joined[-1][1]:
+            joined[-1][1] = max(joined[-1][1], high)
+        else:
+            joined.append([low, high])
+    return [tuple((p1[0] + t * dx, p1[1] + t * dy) for t in span) for span in joined]
 
 
 @dataclass(frozen=True)
@@ -72,6 +112,7 @@ class FoldMotion:
     moving: np.ndarray  # bool[F]
     line: tuple[np.ndarray, np.ndarray]  # (a point on it, its unit direction), float64[2] each
     caption: str
+    crease: np.ndarray  # float64[K, 2, 3]: the rod's pieces, just above the stack before the fold
 
 
 @dataclass(frozen=True)
@@ -120,9 +161,13 @@ class PolygonMotion:
                                for f in range(len(final))])
             p1, p2 = resolve_line(fold, states[j - 1], item.sheet)
             a, b = np.asarray(_normal(p1, origin, unit)), np.asarray(_normal(p2, origin, unit))
+            taking = states[j - 1][len(states[j - 1]) - (fold.layers or len(states[j - 1])):]
+            lift = gap * (len(states[j - 1]) - 1) + CREASE_LIFT
+            crease = np.asarray([[[*_normal(end, origin, unit), lift] for end in piece]
+                                 for piece in crease_pieces(p1, p2, taking)], np.float64).reshape(-1, 2, 3)
             where = f"{s}/{len(item.steps)}" + (f" ({k} of {len(item.steps[s - 1])})" if len(item.steps[s - 1]) > 1 else "")
             motions.append(FoldMotion(placements[j - 1], placements[j], moving, (a, (b - a) / np.linalg.norm(b - a)),
-                                      f"Fold {where}: {_fold_words(fold)}"))
+                                      f"Fold {where}: {_fold_words(fold)}", crease))
         corners = np.concatenate([_placed(flat_array, face, p).reshape(-1, 3) for p in placements])
         low, high = corners.min(0), corners.max(0)
         centre = (low + high) / 2
@@ -168,31 +213,31 @@ class PolygonMotion:
 
     # -- timelines: (triangles, holes open, caption) per frame ----------------------------------------
 
-    def folding(self) -> Iterator[tuple[np.ndarray, bool, str]]:
+    def folding(self) -> Iterator[Shown]:
         """The flat sheet held, every fold, then the cut: the folded paper held with its holes."""
         opts = self.opts
         for _ in range(opts.hold_frames()):
-            yield self.still(0), False, _caption("Initial sheet", opts)
+            yield self.still(0), False, _caption("Initial sheet", opts), None
         for j, motion in enumerate(self.folds, 1):
             for s in _ramp(opts.frames_per_action()):
-                yield self.during(j, float(s)), False, _caption(motion.caption, opts)
+                yield self.during(j, float(s)), False, _caption(motion.caption, opts), motion.crease
         cut = _caption(f"Cut: {_count(len(self.item.cuts), 'shape')}", opts)
         for _ in range(opts.frames_per_action()):
-            yield self.still(len(self.folds)), True, cut
+            yield self.still(len(self.folds)), True, cut, None
 
-    def unfolding(self) -> Iterator[tuple[np.ndarray, bool, str]]:
+    def unfolding(self) -> Iterator[Shown]:
         """The cut paper held, every fold undone (last first), the opened sheet held."""
         opts = self.opts
         fps = opts.unfolding_video_fps
         for _ in range(opts.hold_frames(fps)):
-            yield self.still(len(self.folds)), True, _caption("Cut: now unfold", opts)
+            yield self.still(len(self.folds)), True, _caption("Cut: now unfold", opts), None
         for j in range(len(self.folds), 0, -1):
             caption = _caption("Un" + self.folds[j - 1].caption[0].lower() + self.folds[j - 1].caption[1:], opts)
             for s in 1 - _ramp(opts.frames_per_action(fps)):
-                yield self.during(j, float(s)), True, caption
+                yield self.during(j, float(s)), True, caption, self.folds[j - 1].crease
         result = _caption(f"Result: {_count(len(self.result.cutouts), 'cut-out')}", opts)
         for _ in range(opts.hold_frames(fps)):
-            yield self.still(0), True, result
+            yield self.still(0), True, result, None
 
     # -- drawing ---------------------------------------------------------------------------------------
 
@@ -202,12 +247,16 @@ class PolygonMotion:
         return paper_materials(None, self.opts, "R"), paper_materials(mask, self.opts, "R")
 
     def renderer(self) -> SheetRenderer:
-        return SheetRenderer(self.opts, self.geometry)
+        """The renderer (not entered); the crease rod as thick, relative to the camera distance, as
+        MentalBlackboard's."""
+        radius = CREASE_RADIUS * self.opts.camera_distance / AnimationOptions.camera_distance
+        return SheetRenderer(self.opts, self.geometry, radius)
 
-    def draw(self, renderer: SheetRenderer, frames, looks: tuple[Look, Look]) -> Iterator[np.ndarray]:
+    def draw(self, renderer: SheetRenderer, frames: Iterable[Shown], looks: tuple[Look, Look]) -> Iterator[np.ndarray]:
         """Frames (H x W x 3 uint8) of a timeline through `renderer`; captions drawn once per text."""
         overlays: dict[str, Overlay | None] = {}
-        for triangles, cut, caption in frames:
+        for triangles, cut, caption, crease in frames:
+            renderer.set_crease(None if crease is None or not len(crease) else crease - self.centre)
             renderer.set_paper((triangles - self.centre).astype(np.float32), looks[cut])
             frame = renderer.frame()
             if caption not in overlays:
@@ -219,7 +268,7 @@ class PolygonMotion:
         """The opened sheet with its cut-outs, from straight above."""
         renderer.look_at(top_view(self.opts))
         try:
-            [frame] = self.draw(renderer, [(self.still(0), True, "")], looks)
+            [frame] = self.draw(renderer, [(self.still(0), True, "", None)], looks)
         finally:
             renderer.look_at(self.opts)
         return Image.fromarray(frame)
