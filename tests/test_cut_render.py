@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from fractions import Fraction as F
 
 import numpy as np
 import pytest

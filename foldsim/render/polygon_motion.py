@@ -140,34 +140,21 @@ class PolygonMotion:
             raise InputError(f"{result.status}: {result.reason}", item=item.id or name)
         x0, y0, x1, y1 = bounding_box(item.sheet.vertices)
         origin, unit = ((x0 + x1) / 2, (y0 + y1) / 2), max(x1 - x0, y1 - y0) / NORMAL_SIDE
-        final = result.final
-        flat, face = [], []
-        for f, layer in enumerate(final):
-            for part in layer.parts:
-                for k in range(1, len(part) - 1):
-                    flat.append([_normal(part[0], origin, unit), _normal(part[k], origin, unit),
-                                 _normal(part[k + 1], origin, unit)])
-                    face.append(f)
-        flat_array = np.asarray(flat, np.float64)
+        flat_array, face = _flat_triangles(result, origin, unit)
         states = [layers for step in result.states for layers in step]
         holders = layer_history(item, result)
-        gap = min(M.LAYER_GAP, MAX_STACK_HEIGHT / max(len(final), 1))
+        gap = min(M.LAYER_GAP, MAX_STACK_HEIGHT / max(len(result.final), 1))
         placements = tuple(_placement([state[h].iso for h in held], held, gap, origin, unit)
                            for state, held in zip(states, holders))
-        folds_flat = [(s, k, fold) for s, step in enumerate(item.steps, 1) for k, fold in enumerate(step, 1)]
+        folds = [(s, k, fold) for s, step in enumerate(item.steps, 1) for k, fold in enumerate(step, 1)]
         motions = []
-        for j, (s, k, fold) in enumerate(folds_flat, 1):
-            moving = np.array([states[j - 1][holders[j - 1][f]].iso != states[j][holders[j][f]].iso
-                               for f in range(len(final))])
-            p1, p2 = resolve_line(fold, states[j - 1], item.sheet)
-            a, b = np.asarray(_normal(p1, origin, unit)), np.asarray(_normal(p2, origin, unit))
-            taking = states[j - 1][len(states[j - 1]) - (fold.layers or len(states[j - 1])):]
-            lift = gap * (len(states[j - 1]) - 1) + CREASE_LIFT
-            crease = np.asarray([[[*_normal(end, origin, unit), lift] for end in piece]
-                                 for piece in crease_pieces(p1, p2, taking)], np.float64).reshape(-1, 2, 3)
-            where = f"{s}/{len(item.steps)}" + (f" ({k} of {len(item.steps[s - 1])})" if len(item.steps[s - 1]) > 1 else "")
-            motions.append(FoldMotion(placements[j - 1], placements[j], moving, (a, (b - a) / np.linalg.norm(b - a)),
-                                      f"Fold {where}: {_fold_words(fold)}", crease))
+        for j, (s, k, fold) in enumerate(folds, 1):
+            # a face moves iff the fold reflects it: its linear part changes (a reflection's never is the identity)
+            moving = (placements[j - 1].linear != placements[j].linear).any(axis=(1, 2))
+            count = len(item.steps[s - 1])
+            caption = f"Fold {s}/{len(item.steps)}{f' ({k} of {count})' if count > 1 else ''}: {_fold_words(fold)}"
+            motions.append(_fold_motion(fold, states[j - 1], item, placements[j - 1], placements[j], moving, caption,
+                                        gap, origin, unit))
         corners = np.concatenate([_placed(flat_array, face, p).reshape(-1, 3) for p in placements])
         low, high = corners.min(0), corners.max(0)
         centre = (low + high) / 2
@@ -272,6 +259,30 @@ class PolygonMotion:
         finally:
             renderer.look_at(self.opts)
         return Image.fromarray(frame)
+
+
+def _flat_triangles(result: CutResult, origin: Point, unit: Fraction) -> tuple[np.ndarray, np.ndarray]:
+    """(float64[T, 3, 2], int[T]): every final layer's convex pieces as fan triangles, normalised,
+    and the layer each belongs to."""
+    flat, face = [], []
+    for f, layer in enumerate(result.final):
+        for part in layer.parts:
+            for k in range(1, len(part) - 1):
+                flat.append([_normal(p, origin, unit) for p in (part[0], part[k], part[k + 1])])
+                face.append(f)
+    return np.asarray(flat, np.float64), np.asarray(face)
+
+
+def _fold_motion(fold: Fold, before_layers: Sequence[Layer], item: CutItem, before: Placement, after: Placement,
+                 moving: np.ndarray, caption: str, gap: float, origin: Point, unit: Fraction) -> FoldMotion:
+    """One fold's motion: its line (normalised) and its crease rod over the layers it takes."""
+    p1, p2 = resolve_line(fold, before_layers, item.sheet)
+    a, b = np.asarray(_normal(p1, origin, unit)), np.asarray(_normal(p2, origin, unit))
+    taking = before_layers[len(before_layers) - (fold.layers or len(before_layers)):]
+    lift = gap * (len(before_layers) - 1) + CREASE_LIFT
+    crease = np.asarray([[[*_normal(end, origin, unit), lift] for end in piece]
+                         for piece in crease_pieces(p1, p2, taking)], np.float64).reshape(-1, 2, 3)
+    return FoldMotion(before, after, moving, (a, (b - a) / np.linalg.norm(b - a)), caption, crease)
 
 
 def _normal(p: Point, origin: Point, unit: Fraction) -> tuple[float, float]:
