@@ -326,3 +326,17 @@ def test_fold_files_are_bounded_by_faces():
               "cuts": [{"polygon": [[1, 359], [5, 359], [5, 355]]}]}
     with pytest.raises(FoldExportError, match=f"256 layers are more faces than the {MAX_FOLD_FACES}"):
         cut_fold_document(cut_item_from_record(record))
+
+
+def test_fold_file_names_never_leave_out(tmp_path):
+    """A cut item's id becomes its file name through the one sanitiser (foldsim.io.FileNames): inside
+    --out, and two ids that sanitise alike get two files."""
+    source = tmp_path / "items.json"
+    source.write_text(json.dumps([{**CUT, "id": "../../escape"}, {**CUT, "id": "..\\..\\escape"}]))
+    out = tmp_path / "out"
+    done = invoke("fold", source, "--out", out, "--json")
+    assert done.exit_code == 0, done.stderr
+    files = json.loads(done.stdout)["files"]
+    assert len(set(files)) == 2
+    written = [p for p in tmp_path.rglob("*.fold")]
+    assert len(written) == 2 and all(p.parent == out for p in written)
