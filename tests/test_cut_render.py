@@ -199,3 +199,13 @@ def test_the_crease_rod_lies_on_the_fold_line_over_the_paper_that_folds():
     assert np.ptp(partial[0, :, 1]) < np.ptp(full[0, :, 1])  # shorter: the top layers only
     frames = list(hexagon.folding())
     assert sum(crease is not None for *_, crease in frames) == len(hexagon.folds) * SMALL.frames_per_action()
+
+
+def test_reference_cadence_counts_are_mentalblackboards():
+    """At the reference cadence a fold is 7 frames from start to end and the cut 3 (no first hold);
+    an unfold 6 frames and 1 unfolded, then the result 1: the counts of animation.REFERENCE_FRAMES."""
+    motion = PolygonMotion.of(cut_item_from_record(HEXAGON), AnimationOptions.preset("reference", width=96, height=72))
+    folding, unfolding = list(motion.folding()), list(motion.unfolding())
+    assert len(folding) == 4 * 7 + 3 and len(unfolding) == 4 * (6 + 1) + 1
+    assert np.array_equal(folding[0][0], motion.during(1, 0.0)) and np.array_equal(folding[6][0], motion.still(1))
+    assert np.array_equal(unfolding[-1][0], motion.still(0)) and unfolding[-1][1]

@@ -41,7 +41,8 @@ from ..errors import InputError
 from ..io import atomic_write_bytes
 from ..kernels import motion as M
 from ..polygons import Point, bounding_box
-from .animation import FramesSink, Mp4Sink, Overlay, _caption, _ramp, top_view, video_paths
+from .animation import (REFERENCE_FRAMES, FramesSink, Mp4Sink, Overlay, _caption, _even, _ramp, top_view,
+                        video_paths)
 from .images import png_bytes
 from .options import AnimationOptions
 from .scene import CREASE_LIFT, CREASE_RADIUS, Look, SheetGeometry, SheetRenderer, hole_mask, paper_materials
@@ -201,29 +202,37 @@ class PolygonMotion:
     # -- timelines: (triangles, holes open, caption) per frame ----------------------------------------
 
     def folding(self) -> Iterator[Shown]:
-        """The flat sheet held, every fold, then the cut: the folded paper held with its holes."""
-        opts = self.opts
-        for _ in range(opts.hold_frames()):
+        """(The flat sheet held,) every fold, then the cut: the folded paper held with its holes.
+        Smooth cadence: `opts`' hold and frames per action; reference: MentalBlackboard's counts
+        (`animation.REFERENCE_FRAMES`: 7 frames a fold from start to end, 3 on the cut, no hold)."""
+        opts, reference = self.opts, self.opts.cadence == "reference"
+        for _ in range(0 if reference else opts.hold_frames()):
             yield self.still(0), False, _caption("Initial sheet", opts), None
         for j, motion in enumerate(self.folds, 1):
-            for s in _ramp(opts.frames_per_action()):
+            progress = _even(REFERENCE_FRAMES["fold"]) if reference else _ramp(opts.frames_per_action())
+            for s in progress:
                 yield self.during(j, float(s)), False, _caption(motion.caption, opts), motion.crease
         cut = _caption(f"Cut: {_count(len(self.item.cuts), 'shape')}", opts)
-        for _ in range(opts.frames_per_action()):
+        for _ in range(REFERENCE_FRAMES["punch_hold"] if reference else opts.frames_per_action()):
             yield self.still(len(self.folds)), True, cut, None
 
     def unfolding(self) -> Iterator[Shown]:
-        """The cut paper held, every fold undone (last first), the opened sheet held."""
-        opts = self.opts
+        """(The cut paper held,) every fold undone (last first), the opened sheet held. Reference
+        cadence: 6 frames an unfold and 1 unfolded, 1 of the result, no first hold."""
+        opts, reference = self.opts, self.opts.cadence == "reference"
         fps = opts.unfolding_video_fps
-        for _ in range(opts.hold_frames(fps)):
+        for _ in range(0 if reference else opts.hold_frames(fps)):
             yield self.still(len(self.folds)), True, _caption("Cut: now unfold", opts), None
         for j in range(len(self.folds), 0, -1):
             caption = _caption("Un" + self.folds[j - 1].caption[0].lower() + self.folds[j - 1].caption[1:], opts)
-            for s in 1 - _ramp(opts.frames_per_action(fps)):
+            if reference:
+                progress = np.r_[1 - _even(REFERENCE_FRAMES["unfold"]), np.zeros(REFERENCE_FRAMES["unfolded"])]
+            else:
+                progress = 1 - _ramp(opts.frames_per_action(fps))
+            for s in progress:
                 yield self.during(j, float(s)), True, caption, self.folds[j - 1].crease
         result = _caption(f"Result: {_count(len(self.result.cutouts), 'cut-out')}", opts)
-        for _ in range(opts.hold_frames(fps)):
+        for _ in range(REFERENCE_FRAMES["result"] if reference else opts.hold_frames(fps)):
             yield self.still(0), True, result, None
 
     # -- drawing ---------------------------------------------------------------------------------------
