@@ -130,15 +130,18 @@ def _print_check(fc) -> None:
 
 @app.command(cls=FoldsimCommand, rich_help_panel=SIMULATE)
 def simulate(
-    files: Annotated[list[Path], typer.Argument(help="JSON/JSONL items: general items (with a \"sheet\") and/or "
-                                                "MentalBlackboard records")],
+    files: Annotated[list[Path], typer.Argument(help="JSON/JSONL items: general items (with a \"sheet\"), "
+                                                "fold-and-cut items (with \"cuts\"), cube nets (with \"cells\") "
+                                                "and/or MentalBlackboard records")],
     out_file: Annotated[Path | None, typer.Option("--out", help="write the answers as one JSON list")] = None,
 ) -> None:
     """Simulate items and print one JSON answer per item.
 
     Each answer (printed, or written as one JSON list with --out) holds the item's status and its
     holes: exact points for general items (with a "sheet"), the benchmark's fields for
-    MentalBlackboard records. not_realizable and off_paper are answers, not errors.
+    MentalBlackboard records. A record with "cells" is a cube net (its validity, reason, faces
+    and opposite faces), else one with "cuts" a fold-and-cut item (its exact cut-outs; see
+    docs/cutting.md, "Commands"). not_realizable and off_paper are answers, not errors.
 
     Exit codes:
       0  every item was read
@@ -152,8 +155,8 @@ def simulate(
     """
     from ..errors import InputError
     from ..io import read_records
+    from ..record_kinds import simulate_answers
     from ..simulate import STATUS_INVALID
-    from ..simulate import simulate as run
 
     if out_file is not None:
         check_output_path(out_file, "file")
@@ -165,9 +168,9 @@ def simulate(
             error(problem)
             unreadable += 1
             continue
-        results = run(records)
-        answers += [r.to_json() for r in results]
-        failed += item_errors(path, [r.reason for r in results if r.status == STATUS_INVALID])
+        found = simulate_answers(records)
+        answers += found
+        failed += item_errors(path, [a["reason"] for a in found if a["status"] == STATUS_INVALID])
     if unreadable == len(files):  # nothing read: no empty answer list (nor an --out over a good one)
         raise typer.Exit(EXIT_USAGE)
     if out_file is not None:

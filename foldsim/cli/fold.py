@@ -15,14 +15,17 @@ from .help import SIMULATE, FoldsimCommand
 @app.command("fold", cls=FoldsimCommand, rich_help_panel=SIMULATE)
 def fold_command(
     items: Annotated[Path, typer.Argument(help="general item records (JSON list or JSON Lines, see foldsim.sheets."
-                                               "item_from_record); MentalBlackboard records go through the preset")],
+                                               "item_from_record), fold-and-cut items on polygon sheets (with "
+                                               "\"cuts\"); MentalBlackboard records go through the preset")],
     out_dir: Annotated[Path, typer.Option("--out", help="the folder to write one <id>.fold per item into")],
     as_json: Annotated[bool, typer.Option("--json", help="print {items, written, failed, files}")] = False,
 ) -> None:
     """Write every item as a FOLD file: crease pattern, folded states, holes.
 
     One <id>.fold per item (FOLD spec 1.2): the crease pattern of the final state, one folded frame
-    after each action with face orders, the holes under "foldsim:holes".
+    after each action with face orders, the holes under "foldsim:holes". A fold-and-cut item (a
+    record with "cuts") gets one frame after each fold and its exact cut-outs under
+    "foldsim:cutouts" (docs/cutting.md, "FOLD files of polygon sheets").
 
     Exit codes:
       0  every item is written
@@ -33,7 +36,6 @@ def fold_command(
       foldsim fold demo-out/families/spatialviz/spatialviz_items.json --out demo-out/fold
     """
     from ..errors import InputError, debugging, internal_error_text
-    from ..foldfile import fold_document
     from ..simulate import record_positions
     from ..io import FileNames, NotRegularFileError, atomic_write_text, read_records, record_name, record_object
 
@@ -51,7 +53,7 @@ def fold_command(
         if name == record_name(None, index):
             name = positions[index]
         try:
-            document = fold_document(record_object(record, name), index=index, name=name)
+            document = any_fold_document(record_object(record, name), index, name)
             target = f"{names.claim(document['file_title'], name)}.fold"
         except InputError as problem:
             if problem.item in (None, record_name(None, index)):  # an id-less item: by its position
@@ -78,3 +80,22 @@ def fold_command(
     else:
         out.print(f"{items}: wrote {len(written)} of {len(records)} FOLD files to {out_dir}", markup=False)
     raise typer.Exit(items_exit_code(failed))
+
+
+def any_fold_document(record: dict, index: int, name: str) -> dict:
+    """The FOLD object of a record of any kind (foldsim.record_kinds): a fold-and-cut item's
+    (foldsim.cut_fold_file), a general or MentalBlackboard item's (foldsim.foldfile); a cube net
+    has none (InputError)."""
+    from ..errors import InputError
+    from ..foldfile import fold_document
+    from ..record_kinds import KIND_CUT, KIND_NET, read_cut_item, record_kind
+
+    kind = record_kind(record)
+    if kind == KIND_NET:
+        raise InputError("is a cube net (it has \"cells\"): FOLD files are written for folded sheets, not nets",
+                         item=name)
+    if kind == KIND_CUT:
+        from ..cut_fold_file import cut_fold_document
+
+        return cut_fold_document(read_cut_item(record, index, name), name)
+    return fold_document(record, index=index, name=name)

@@ -17,7 +17,8 @@ from .dataset import (CadenceOption, CaptionsOption, ElevationOption, FpsOption,
 
 @app.command("render-item", cls=FoldsimCommand, rich_help_panel=DATASETS)
 def render_item(
-    file: Annotated[Path, typer.Argument(help="general items: a JSON array or JSON Lines of foldsim.sheets records")],
+    file: Annotated[Path, typer.Argument(help="general items: a JSON array or JSON Lines of foldsim.sheets records "
+                                              "(or of fold-and-cut records, with \"cuts\")")],
     out_dir: Annotated[Path, typer.Option("--out", help="folder to write the media into")],
     video: VideoOption = False,
     frames: FramesOption = False,
@@ -40,7 +41,9 @@ def render_item(
 ) -> None:
     """Render general items: 3-D videos or frames, and 2-D step images.
 
-    General items have any sheet, folds at any offset, rotations, flips and point punches. Family
+    General items have any sheet, folds at any offset, rotations, flips and point punches; fold-and-cut
+    items (records with "cuts": polygon sheets) get 3-D videos or frames with their cut-outs as holes
+    in the paper (docs/cutting.md, "3-D motion"). Family
     records (generate --family) are drawn, in 3-D and 2-D, in their benchmark's look unless --look
     says otherwise. Items that cannot be drawn are reported, one line each, and skipped, and so is
     every --ids that names no record. File names come from the ids through one sanitiser
@@ -92,6 +95,7 @@ def render_records(file: Path, out_dir: Path, request, look: str, wanted: list[s
     from ..errors import InputError, debugging, internal_error_text
     from ..io import FileNames, NotRegularFileError, read_records, record_name, safe_file_name
     from ..render.animation import video_number
+    from ..record_kinds import KIND_CUT, KIND_NET, read_cut_item, record_kind
     from ..render.item_images import look_of
     from ..sheets import item_from_record
     from ..simulate import record_positions
@@ -118,12 +122,23 @@ def render_records(file: Path, out_dir: Path, request, look: str, wanted: list[s
         name = record_name(record, index)
         name = positions[index] if name == f"item {index}" else name
         try:
-            item = item_from_record(record, index=index, name=positions[index])
+            kind = record_kind(record)
+            if kind == KIND_CUT:
+                item = read_cut_item(record, index, positions[index])
+                refuse_images(request, name)
+            elif kind == KIND_NET:
+                raise InputError("is a cube net (it has \"cells\"): render-item draws folded sheets, not nets",
+                                 item=name)
+            else:
+                item = item_from_record(record, index=index, name=positions[index])
             item_id = file_id(record)
             file_name = names.claim(item_id, name)
             if item_id is not None and file_name != item_id:
                 renamed[name] = file_name
-            draw_item(item, out_dir, request, opts, file_name, look_of(record, look))
+            if kind == KIND_CUT:
+                draw_cut_item(item, out_dir, request, opts, file_name)
+            else:
+                draw_item(item, out_dir, request, opts, file_name, look_of(record, look))
             rendered.append(name)
         except InputError as error:
             errors.append(str(error if error.item else error.at(item=name)))
@@ -159,3 +174,20 @@ def draw_item(item, out_dir: Path, request, opts, file_name: str, look) -> None:
         from ..render.item_images import write_item_images
 
         write_item_images(item, out_dir, item_name=file_name, look=look)
+
+
+def refuse_images(request, name: str) -> None:
+    """A fold-and-cut item has 3-D media only: --images (2-D step images) is its error line."""
+    from ..errors import InputError
+
+    if "images" in request.modalities:
+        raise InputError("--images: 2-D step images are not drawn for fold-and-cut items (a record with \"cuts\"); "
+                         "ask for --video or --frames", item=name)
+
+
+def draw_cut_item(item, out_dir: Path, request, opts, file_name: str) -> None:
+    """A fold-and-cut item's 3-D media under `out_dir` (render/polygon_motion.py; no family look)."""
+    from ..render.polygon_motion import write_cut_item_media
+
+    write_cut_item_media(item, out_dir, opts, item_name=file_name, video="video" in request.modalities,
+                         frames="frames" in request.modalities)
