@@ -64,6 +64,12 @@ MAX_FOLDS = 10
 MAX_GROUP = 8
 MAX_CUTS = 8
 MAX_CIRCLE_SIDES = 64
+#: the cut shapes' vertices in all: splitting overlapping shapes into disjoint convex cells grows
+#: with their square (8 overlapping 64-gons: 9 s on one core), refused on reading
+MAX_CUT_VERTICES = 256
+#: final layer pieces x cut vertices: the unfolding clips every piece against every cell (64 pieces
+#: x 512 vertices took 54 s on one core); refused after folding, before any cut is unfolded
+MAX_CUT_WORK = 8192
 
 STATUS_OK = "ok"
 STATUS_NOT_REALIZABLE = "not_realizable"
@@ -381,12 +387,16 @@ def unfold_cut(layers: Sequence[Layer], cuts: Sequence[Cut]) -> tuple[Cutout, ..
 def cut_item(item: CutItem) -> CutResult:
     """Fold, cut and unfold one item exactly. Statuses: ok, not_realizable (a fold the paper cannot
     make: failed_step names its step), off_paper (a cut shape over no paper: failed_step is the
-    1-based cut)."""
+    1-based cut). An item past MAX_CUT_WORK once folded raises InputError (field "cuts")."""
     states, reason, failed = fold_states(item)
     if reason:
         return CutResult(item.id, STATUS_NOT_REALIZABLE, reason, failed, states)
     final = states[-1][-1]
     placed = [part for layer in final for part in layer.placed()]
+    vertices = sum(len(cut.polygon) for cut in item.cuts)
+    if len(placed) * vertices > MAX_CUT_WORK:
+        raise InputError(f"{len(placed)} folded layer pieces x {vertices} cut vertices is past the bound of "
+                         f"{MAX_CUT_WORK} (fewer folds, or fewer or simpler cut shapes)", item=item.id, field="cuts")
     for index, cut in enumerate(item.cuts, 1):
         if not any(clip_convex(part, cell) for cell in convex_parts(cut.polygon) for part in placed):
             return CutResult(item.id, STATUS_OFF_PAPER, f"cut {index} ({cut.shape}) is over no paper", index, states)
@@ -552,6 +562,9 @@ def cut_item_from_record(record: object, *, index: int | None = None) -> CutItem
         steps = tuple(tuple(fold_from_record(f, f"steps[{s}]" + (f".group[{k}]" if len(g) > 1 else ""))
                             for k, f in enumerate(g)) for s, g in enumerate(groups))
         cuts = tuple(cut_from_record(c, f"cuts[{i}]") for i, c in enumerate(cuts_raw))
+        if sum(len(cut.polygon) for cut in cuts) > MAX_CUT_VERTICES:
+            raise InputError(f"must hold at most {MAX_CUT_VERTICES} vertices in all, got "
+                             f"{sum(len(cut.polygon) for cut in cuts)}", field="cuts")
         sheet = sheet_from_record(record.get("sheet"))
     except InputError as err:
         raise err.at(item=item) from None

@@ -485,3 +485,22 @@ def test_pfp_cut_shapes():
     assert (F(100), F(85)) in shapes["hexagon"].polygon  # a vertex at the top, radius 35
     with pytest.raises(InputError, match="cut.shape"):
         pfp_cut("star", centre)
+
+
+def test_cut_work_is_bounded_before_the_unfolding():
+    """Six halvings (64 layers) under eight overlapping 32-gons: 64 x 256 cut vertices is refused
+    once folded, in one line, before any cut is unfolded (it took 54 s with 64-gons); the reader
+    refuses more than MAX_CUT_VERTICES cut vertices before any geometry."""
+    from foldsim.cutfold import MAX_CUT_VERTICES, MAX_CUT_WORK, circle_polygon, cut_item_from_record
+
+    sheet = preset_sheet("square")
+    steps = tuple((Fold("Hori_Left" if k % 2 == 0 else "Vert_Top", rate=F(1, 2)),) for k in range(6))
+    cuts = tuple(Cut(circle_polygon((F(3 + k), F(357 - k)), F(4), 32), "circle") for k in range(8))
+    with pytest.raises(InputError, match=f"64 folded layer pieces x 256 cut vertices is past the bound of {MAX_CUT_WORK}"):
+        cut_item(CutItem(sheet, steps, cuts, "big"))
+    assert cut_item(CutItem(sheet, steps[:5], cuts[:1], "fits")).ok
+    circle = {"shape": "circle", "circle": {"centre": [10, 10], "radius": 4, "sides": 64}}
+    record = {"id": "many", "sheet": {"preset": "square"}, "steps": [{"type": "Hori_Left", "rate": "1/2"}],
+              "cuts": [circle] * 5}
+    with pytest.raises(InputError, match=f"many: cuts: must hold at most {MAX_CUT_VERTICES} vertices in all, got 320"):
+        cut_item_from_record(record)
