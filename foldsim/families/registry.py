@@ -12,6 +12,7 @@ from .pfp_cube import PFP_CUBE
 from .spatialviz import SPATIALVIZ
 from .spatialviz_cube import SPATIALVIZ_CUBE
 from .srbench import SRBENCH
+from .stare import STARE
 from .visfactor import VISFACTOR
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (SPATIALVIZ, VISFACTOR, SRBENCH, MentalBlackboardFamily())}
@@ -24,6 +25,7 @@ GENERAL_FAMILIES = ("spatialviz", "visfactor", "srbench")
 RECORD_FAMILIES: dict[str, RecordFamily] = {}
 RECORD_FAMILIES[SPATIALVIZ_CUBE.name] = SPATIALVIZ_CUBE
 RECORD_FAMILIES[PFP_CUBE.name] = PFP_CUBE
+RECORD_FAMILIES[STARE.name] = STARE
 
 
 def family(name: str) -> Family | RecordFamily:
