@@ -65,7 +65,13 @@ def periods(style: str, labels: Sequence[str]) -> dict[str, int]:
 @functools.lru_cache(maxsize=1)
 def layouts() -> tuple[FoldedNet, ...]:
     """The 11 cube nets (net_space.cube_nets, layout i = net-i), folded once on the engine."""
-    return tuple(fold_nets(cube_nets()))
+    return tuple(fold_all(cube_nets()))
+
+
+@functools.lru_cache(maxsize=1)
+def labelled_cubes() -> tuple[tuple[int, ...], ...]:
+    """net_space.cube_labellings, computed once (each call canonicalises all 720 assignments)."""
+    return tuple(cube_labellings())
 
 
 def random_cube(rng: random.Random, labels: Sequence[str], style: str) -> tuple[Shown, ...]:
@@ -90,14 +96,14 @@ def net_for_cube(layout: FoldedNet, sides: Sequence[Shown], period: int = 4) -> 
 def labelling_index(sides: Sequence[Shown], labels: Sequence[str]) -> int:
     """Which of the 30 labelled cubes (net_space.cube_labellings) `sides` is, its labels taken as
     indices into `labels`."""
-    return cube_labellings().index(canonical_cube([labels.index(label) for label, _, _ in sides]))
+    return labelled_cubes().index(canonical_cube([labels.index(label) for label, _, _ in sides]))
 
 
 def relabelled(sides: Sequence[Shown], labels: Sequence[str], labelling: int) -> tuple[Shown, ...]:
     """PFP's relabelling: the cube with labelled cube `labelling` (0..29) of `labels`, each label
     keeping its pattern (patterns travel with labels, as PFP's textures do)."""
     pattern = {label: (turn, mirror) for label, turn, mirror in sides}
-    return tuple((labels[i], *pattern[labels[i]]) for i in cube_labellings()[labelling])
+    return tuple((labels[i], *pattern[labels[i]]) for i in labelled_cubes()[labelling])
 
 
 def swapped_opposite(sides: Sequence[Shown], orientation: int, rng: random.Random) -> tuple[tuple[Shown, ...], dict]:

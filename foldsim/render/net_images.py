@@ -163,8 +163,8 @@ def flat_net_image(net: Net, cell: int = 64, *, margin: int | None = None,
     """The flat net seen from its printed side: each face's tile at its cell, posed by the face's
     pattern, and the outline, cuts and hinges (module doc). `cell`: pixels per grid cell (8 to 1024);
     `margin`: pixels around the net (default cell / 4); `colours`: label -> colour (default
-    `label_colours(net.labels)`); `glyph`: patterned (True) or coloured faces. The image's first row is the top of the net's bounding box.
-    InputError when the picture would be wider or taller than limits.MAX_FRAME_SIDE."""
+    `label_colours(net.labels)`); `glyph`: patterned (True) or coloured faces. The image's first
+    row is the top of the net's bounding box. InputError when the picture would be wider or taller than limits.MAX_FRAME_SIDE."""
     cell = _checked_side(cell, "cell")
     margin = cell // 4 if margin is None else margin
     if isinstance(margin, bool) or not isinstance(margin, int) or not 0 <= margin <= MAX_SIDE_PIXELS:
