@@ -466,14 +466,14 @@ def cube_choice_images(record: object, family: str) -> dict[str, bytes]:
                              f"{describe(unknown[0])}", item=name, field="info.faces")
         colours = COLOUR_RGB
 
-    def draw(shape):
+    def draw(shape, scale: int = 1):  # the question is drawn twice an option's size, as its panel is
         if isinstance(shape, Net):
-            return flat_net_image(shape, 40, colours=colours, glyph=glyph)
-        return cube_view_image(shape, 96, colours=colours, glyph=glyph)
+            return flat_net_image(shape, 40 * scale, colours=colours, glyph=glyph)
+        return cube_view_image(shape, 96 * scale, colours=colours, glyph=glyph)
 
     try:
         panels = [(label, draw(shape)) for label, shape in item.options.items()]
-        composite = choice_composite(draw(item.question), panels)
+        composite = choice_composite(draw(item.question, 2), panels)
     except InputError as err:
         raise err.at(item=name) from None
     names = image_names(name, list(item.options))

@@ -170,10 +170,10 @@ class SpatialVizCubeFamily(RecordFamily):
         asked, opposite = cube[side][0], cube[side ^ 1][0]
         what = "colour" if style == "colours" else "face"
         named = f"the colour {asked}" if style == "colours" else f"the face labelled {asked}"
-        example = "blue" if style == "colours" else "4"  # the same in every item: it tells nothing
+        example = f"<the {what}'s {'name' if style == 'colours' else 'label'}>"  # a placeholder: no label hinted
         extra = {"oppositeQuestion": (f"The image shows a net, printed on the outside when folded. When it is folded "
                                       f"into a cube, which {what} is opposite {named}? End your reply with one line "
-                                      f'of JSON, for example: {{"opposite": "{example}"}}'),
+                                      f'of JSON of the form {{"opposite": "{example}"}}'),
                  "oppositeAnswer": {"opposite": opposite}}
         return key, distractors, extra
 
