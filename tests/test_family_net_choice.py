@@ -22,7 +22,8 @@ from foldsim.families.registry import RECORD_FAMILIES, family
 from foldsim.families.spatialviz_cube import SPATIALVIZ_CUBE
 from foldsim.kernels import nets as K
 from foldsim.net_space import cube_labellings
-from foldsim.nets import Pattern, make_net, net_from_record, net_to_record, turned_cube, view_of
+from foldsim.nets import (Pattern, cube_key, cube_sides, make_net, net_from_record, net_to_record, turned_cube,
+                          view_of)
 from foldsim.nets_reference import roll
 from foldsim.render.net_images import COLOUR_RGB, view_sides
 
@@ -105,6 +106,20 @@ def test_options_differ_as_pictures_and_the_open_task_is_exact(generated):
                 assert record["oppositeAnswer"] == {"opposite": rolled.opposite[asked]}
             else:
                 assert "oppositeQuestion" not in record
+
+
+def test_options_are_different_cubes(generated):
+    """Where options are nets meant to differ (can, cube_to_net), the four fold into four different
+    cubes up to the 24 rotations; PFP's relabellings are four different labelled cubes."""
+    for fam in FAMILIES:
+        for record in generated[fam.name]:
+            task, period = record["info"]["task"], N.periods(record["info"]["faces"], record["info"]["labels"])
+            if task in ("can", "cube_to_net"):
+                folded = N.fold_all([net_from_record(o["net"]) for o in record["options"]])
+                assert len({cube_key(cube_sides(f), period) for f in folded}) == 4, record["id"]
+            if fam is PFP_CUBE:
+                labellings = [o["errorDetail"]["labelling"] for o in record["options"] if o["error"]]
+                assert len({record["info"]["labelling"], *labellings}) == 4, record["id"]
 
 
 def test_same_seed_same_records_and_levels_pick(generated):

@@ -19,6 +19,7 @@ are: views side by side as drawn, nets up to a turn of the whole picture in the 
 from __future__ import annotations
 
 import functools
+import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -424,8 +425,6 @@ def audit_cube_records(records: list, file: str, family: str) -> AuditReport:
 def cube_split_key(family: str, record: dict) -> str:
     """The split key of a cube-choice record: family, level, task and the record's cube up to the
     24 rotations (pattern turns as the faces' style shows them); InputError naming the field."""
-    import json
-
     name = record.get("id") if isinstance(record, dict) else None
     info = record.get("info") if isinstance(record, dict) else None
     try:

@@ -56,7 +56,7 @@ class PfpCubeFamily(RecordFamily):
         cube = N.random_cube(rng, labels, "patterns")
         info = {"task": task, "faces": "patterns", "labels": labels, "cube": [N.shown_json(s) for s in cube],
                 "labelling": N.labelling_index(cube, labels), "pfpType": TYPES[task]}
-        own = info["labelling"]
+        used = {info["labelling"]}  # the key's labelled cube and each distractor's: four different cubes
         if task == "net_to_cube":
             layout, pose = rng.randrange(len(N.layouts())), rng.randrange(24)
             net = N.net_for_cube(N.layouts()[layout], turned_cube(cube, pose))
@@ -71,10 +71,11 @@ class PfpCubeFamily(RecordFamily):
             distractors = []
             for orientation in orientations[1:]:
                 for _ in range(MAX_TRIES):
-                    labelling = rng.choice([j for j in range(30) if j != own])
+                    labelling = rng.choice([j for j in range(30) if j not in used])
                     view = view_of(N.relabelled(cube, labels, labelling), orientation)
                     if not N.shows(cube, view, period) and N.view_key(view, period) not in seen:
                         seen.add(N.view_key(view, period))
+                        used.add(labelling)
                         distractors.append(N.option("relabelled", {"labelling": labelling, "orientation": orientation},
                                                     view=view, orientation=orientation))
                         break
@@ -96,11 +97,12 @@ class PfpCubeFamily(RecordFamily):
             distractors = []
             for layout, pose in placements[1:]:
                 for _ in range(MAX_TRIES):
-                    labelling = rng.choice([j for j in range(30) if j != own])
+                    labelling = rng.choice([j for j in range(30) if j not in used])
                     wrong = N.relabelled(cube, labels, labelling)
                     net = N.net_for_cube(N.layouts()[layout], turned_cube(wrong, pose))
                     if not N.shows(wrong, view, period) and N.net_picture_key(net, period) not in seen:
                         seen.add(N.net_picture_key(net, period))
+                        used.add(labelling)
                         distractors.append(N.option("relabelled", {"labelling": labelling, "layout": layout,
                                                                    "pose": pose}, net=net, layout=layout, pose=pose))
                         break

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from ..nets import turned_cube, view_of
+from ..nets import cube_key, turned_cube, view_of
 from . import net_options as N
 from .record_family import RecordFamily
 
@@ -115,11 +115,14 @@ class SpatialVizCubeFamily(RecordFamily):
             net = N.net_for_cube(N.layouts()[layout], turned_cube(sides, pose), N.FACE_STYLES[style])
             return net, {"layout": layout, "pose": pose}
 
+        cubes = {cube_key(cube, period)}  # wrong nets fold into cubes unlike the key's and each other's
+
         def mistake(layout):
             for _ in range(MAX_TRIES):
                 rule = rng.choice(NET_MISTAKES[style])
                 wrong, detail = _wrong_cube(rule, cube, orientation, info["labels"], rng)
-                if not N.shows(wrong, view, period):
+                if not N.shows(wrong, view, period) and cube_key(wrong, period) not in cubes:
+                    cubes.add(cube_key(wrong, period))
                     net, placed = net_of(wrong, layout)
                     return rule, detail, net, placed
             return None
