@@ -296,3 +296,23 @@ def test_images_are_the_records_own(generated):
         SPATIALVIZ_CUBE.images(bad)
     with pytest.raises(InputError, match="answer"):
         PFP_CUBE.images({**generated[PFP_CUBE.name][0], "answer": "Z"})
+
+
+@pytest.mark.parametrize("fault, field", [
+    (lambda r: r["info"].update(task="guess"), "info.task"),
+    (lambda r: r["info"].update(faces=None), "info.faces"),
+    (lambda r: r["info"]["question"].update(view=[["red", 7, False]] * 3), "info.question.view[0].turn"),
+    (lambda r: r["info"]["question"].update(view="front"), "info.question.view"),
+    (lambda r: r["options"][0].update(net={"cells": [[i, 0] for i in range(65)]}), "options[0].net.cells"),
+    (lambda r: r["options"][0].update(label=r["options"][1]["label"]), "options[1].label"),
+    (lambda r: r.update(options=r["options"] * 7), "options"),
+    (lambda r: r.update(answer=None), "answer"),
+    (lambda r: r.update(info=[]), "info"),
+])
+def test_a_bad_record_is_one_line_naming_its_field(generated, fault, field):
+    record = copy.deepcopy(generated[SPATIALVIZ_CUBE.name][0])
+    fault(record)
+    [item] = SPATIALVIZ_CUBE.audit([record], "bad.jsonl").items
+    assert item.verdict == "invalid" and f"{record['id']}: {field}:" in item.reason and "\n" not in item.reason
+    with pytest.raises(InputError, match=field.replace("[", r"\[").replace("]", r"\]")):
+        SPATIALVIZ_CUBE.images(record)
