@@ -331,3 +331,12 @@ def test_derive_pads_and_keeps_each_nets_result():
     derived = derive(nets)
     assert [d.reason for d in derived] == ["valid", "two_on_one_side"] and len(derived[1].steps) == 5
     assert isinstance(STARE, StareFamily) and STARE.task_type == "YesNo"
+
+
+@pytest.mark.parametrize("index", range(len(HOSTILE)))
+def test_images_and_split_key_refuse_hostile_records_in_one_line(index):
+    methods = [STARE.images] + ([STARE.split_key] if index < len(HOSTILE) - 2 else [])  # the last two: readable nets
+    for method in methods:
+        with pytest.raises(InputError) as caught:
+            method(HOSTILE[index])
+        assert "\n" not in str(caught.value)

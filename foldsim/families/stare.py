@@ -216,7 +216,8 @@ def prompt(net: Net, sentences: Sequence[str], shown: Sequence[int], *, native: 
                  f"Here are the steps to fold the net with face {base} as the base:"]
     else:
         lines = [f"Here is a net of {len(net)} squares, printed side up (x points right, y up the page and z out of "
-                 "the page, toward you):", "<image_0>",
+                 "the page, toward you; dashed lines are hinges, a red one turning toward the printed side, and solid "
+                 "lines between squares are cuts):", "<image_0>",
                  f"It is folded with face {base} as the base, which stays in place. Each step turns one face a "
                  "quarter turn about its edge with a face already placed, carrying along the faces hinged beyond "
                  "it; the face then points from that edge toward the direction named."]

@@ -31,11 +31,11 @@ from ..nets import Hinge, Net, net_arrays
 from .net_images import BACKGROUND, INK, flat_net_image, label_colours
 
 #: the step pictures' size (STARE's are 640 x 480) and the units that fit across and down: every
-#: state of every hexomino spans at most 5.9 x 4.7 units in this camera (measured over all of them)
+#: state of every net the family draws spans at most 5.5 x 4.8 units in this camera (measured)
 STEP_SIZE = (640, 480)
 STEP_VIEW_UNITS = (6.4, 5.0)
 #: the camera: degrees above the table and round from the front (-y) toward the right (+x)
-ELEVATION, AZIMUTH = 40.0, 25.0
+ELEVATION, AZIMUTH = 40.0, 35.0
 #: the flat net's canvas: cells a side (a hexomino spans at most 6) and pixels a cell
 NET_CANVAS_CELLS, NET_CELL_PIXELS = 6, 64
 FACE_ALPHA = 210  # of 255: faces are drawn a little transparent
