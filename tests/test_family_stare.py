@@ -340,3 +340,21 @@ def test_images_and_split_key_refuse_hostile_records_in_one_line(index):
         with pytest.raises(InputError) as caught:
             method(HOSTILE[index])
         assert "\n" not in str(caught.value)
+
+
+def test_audit_catches_a_stare_style_picture_leak(records):
+    """STARE's leak planted in a record (fewer pictures for an invalid net than its level shows)
+    differs; a picture list the image names do not match is unreadable."""
+    leaky = stare_leak([r for r in records if r["level"] != "partial_vis"][:6])
+    for record in leaky:
+        record["info"]["pictures"] = list(range(1, len(record["stepsImgs"]) + 1))
+    report = STARE.audit(leaky, "leaky.json")
+    for record, item in zip(leaky, report.items):
+        expected = OK if record["info"]["pictures"] == [r for r in records if r["id"] == record["id"]][0][
+            "info"]["pictures"] else DIFFERS
+        assert item.verdict == expected, (record["level"], record["info"]["pictures"], item)
+    assert any(item.verdict == DIFFERS and "info.pictures" in item.reason for item in report.items)
+    broken = copy.deepcopy(records[0])
+    broken["stepsImgs"] = broken["stepsImgs"][:2]
+    [item] = STARE.audit([broken], "x").items
+    assert item.verdict == INVALID and "stepsImgs" in item.reason

@@ -424,12 +424,19 @@ def _file_name(value: object, name: str | None, field: str) -> str:
 
 
 def _verdict(name: str, record: dict, net: Net, derived: Derived) -> AuditItem:
-    """Whether the record's key, reason and steps are the engine's; the first that is not, said."""
+    """Whether the record's key, reason, pictured steps (the level's, the same for either answer:
+    a STARE-style leak differs) and steps are the engine's; the first that is not, said."""
     physical = derived.answer
     info = record["info"]
-    answer = record.get("answer")
+    answer, level, pictures = record.get("answer"), record.get("level"), info.get("pictures", [])
     if answer not in ("yes", "no"):
         return AuditItem(name, INVALID, f"{name}: answer: must be 'yes' or 'no', got {describe(answer)}")
+    if level is not None and level not in StareFamily.levels:
+        return AuditItem(name, INVALID, f"{name}: level: must be one of {', '.join(StareFamily.levels)}, got "
+                         f"{describe(level)}")
+    if not isinstance(record.get("stepsImgs", []), list) or len(record.get("stepsImgs", [])) != len(pictures):
+        return AuditItem(name, INVALID, f"{name}: stepsImgs: must list one file name per pictured step "
+                         f"({len(pictures)}), got {describe(record.get('stepsImgs'))}")
     if answer != physical:
         why = REASON_TEXT[derived.reason]
         return AuditItem(name, DIFFERS, f"{name}: keyed {answer!r}, but the net {why} ({derived.reason})",
@@ -437,6 +444,11 @@ def _verdict(name: str, record: dict, net: Net, derived: Derived) -> AuditItem:
     if info.get("reason") not in (None, derived.reason):
         return AuditItem(name, DIFFERS, f"{name}: info.reason says {describe(info.get('reason'))}, the engine "
                          f"finds {derived.reason}", physical_option=physical)
+    folds = len(derived.steps)
+    if level is not None and folds > 1 and pictures != shown_steps(level, folds, max(1, min(len(pictures), folds - 1))):
+        return AuditItem(name, DIFFERS, f"{name}: info.pictures: {level} pictures the steps "
+                         f"{shown_steps(level, folds, len(pictures) or 1)}, whatever the answer; the record shows "
+                         f"{describe(pictures)}", physical_option=physical)
     steps = info.get("steps")
     if steps is not None:
         expected = _steps_info(net, derived)
