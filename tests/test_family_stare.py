@@ -231,7 +231,7 @@ def test_native_row_is_stares(records):
     for record in records[:40]:
         [row] = record["native"]
         assert set(row) == {"qid", "question", "images", "answer", "question_info", "type", "choices"}
-        assert sorted(row["choices"]) == ["no", "yes"]
+        assert sorted(row["choices"]) == ["no", "yes"] and row["choices"] == record["info"]["choices"]
         assert row["choices"]["AB".index(row["answer"])] == record["answer"]
         assert row["type"] == f"q+steps+{record['level']}"
         assert row["images"] == [record["questionImg"], *record["stepsImgs"]]

@@ -1,6 +1,6 @@
 """STARE's cube-net folding (STARE-bench/STARE, dataset_creation/folding.py; arXiv 2506.04633) as a
 record family: "can the net be folded to form a cube?", yes or no, with the net, the folding steps
-in words and pictures of the net part folded after the steps. Rules (docs/nets.md, "The families"):
+in words and pictures of the net part folded after the steps. Rules (docs/nets.md, "stare"):
 
 - nets: six unit squares, each net once up to the grid's turns and reflections. Valid: the 11
   cube nets. Invalid, by the engine's reason: the 24 other free hexominoes, those with a 2 x 2
@@ -28,6 +28,7 @@ net alone decides the answer (tests/test_family_stare.py trains classifiers on s
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from ..errors import InputError, debugging, describe, internal_error_text
 from ..io import safe_file_name
 from ..kernels import nets as K
 from ..net_space import GRID_SYMMETRIES, hexomino_nets
-from ..nets import REASON_TEXT, Hinge, Net, flat_neighbours, make_net, net_arrays, net_from_record, rooted_at
+from ..nets import REASON_TEXT, Net, flat_neighbours, make_net, net_arrays, net_from_record, rooted_at
 from ..render.images import png_bytes
 from ..render.stare_images import net_picture, step_images
 from ..simulate import record_positions
@@ -51,10 +52,10 @@ FAMILY = "stare"
 LABELS = ("1", "2", "3", "4", "5", "6")
 #: the weights of the invalid items' reasons
 INVALID_WEIGHTS = {"two_on_one_side": 2, "folds_into": 2, "off_cube": 1}
-#: a direction as the steps name it: the sides' outward normals, two characters each
-DIRECTIONS = ("+x", "-x", "+y", "-y", "+z", "-z")
+#: a direction as the steps name it: the sides' outward normals' names, two characters each
+DIRECTIONS = K.SIDE_NAMES
 IMAGE_FOLDER = "stare_images"
-QUESTION = ("Can the net be folded into a cube this way, yes or no?")
+QUESTION = "Can the net be folded into a cube this way, yes or no?"
 
 
 @dataclass(frozen=True)
@@ -249,8 +250,8 @@ def _native_row(record: dict, net: Net, derived: Derived, shape: str, choices: S
                                                      if f in (h.a, h.b)] for f, label in enumerate(net.labels)},
                         "valid": derived.reason == "valid"},
         "base_face": net.labels[0],
-        "folding_steps": [[net.labels[s.face], net.labels[s.along], list(s.axis_point), list(s.axis), 90 * s.turn]
-                          for s in derived.steps],
+        "folding_steps": [[net.labels[s.face], net.labels[s.along], list(s.axis_point), list(s.axis),
+                           s.turn * math.pi / 2] for s in derived.steps],  # STARE's angles are radians
         "folding_step_descs": sentences,
         "images_per_step": [record["questionImg"], *record["stepsImgs"]],
         "id": record["id"]}
@@ -317,7 +318,7 @@ class StareFamily(RecordFamily):
                       "questionImg": question_img, "stepsImgs": steps_imgs, "options": [], "answer": derived.answer,
                       "info": {"net": _net_info(net), "shape": shape, "valid": derived.reason == "valid",
                                "reason": derived.reason, "reasonText": REASON_TEXT[derived.reason],
-                               "base": net.labels[0], "steps": steps, "pictures": shown}}
+                               "base": net.labels[0], "steps": steps, "pictures": shown, "choices": choices}}
             record["native"] = [_native_row(record, net, derived, shape, choices)]
             records.append(record)
             if on_progress is not None:
