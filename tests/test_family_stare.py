@@ -11,7 +11,10 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from conftest import fuzz_settings
 from foldsim.errors import InputError
 from foldsim.families.audit import DIFFERS, INVALID, OK
 from foldsim.families.stare import (INVALID_WEIGHTS, STARE, StareFamily, derive, fold_order, net_form, net_pool,
@@ -395,3 +398,54 @@ def test_records_do_not_depend_on_the_string_hash_seed():
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == hashlib.sha256(json.dumps(STARE.generate(24, 5)).encode()).hexdigest()
+
+
+# -- fuzzing ------------------------------------------------------------------------------------------
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False)
+                           | st.text(max_size=8), lambda inner: st.lists(inner, max_size=4)
+                           | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=10)
+
+
+def field_paths(value, path=()) -> list[tuple]:
+    """Every place in a record (dict keys and list indices), `native` left out: audit never reads it."""
+    places = []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, inner in items:
+        if path == () and key == "native":
+            continue
+        places.append((*path, key))
+        places += field_paths(inner, (*path, key))
+    return places
+
+
+@pytest.fixture(scope="module")
+def fuzz_pool() -> list[dict]:
+    return STARE.generate(8, 21)
+
+
+@pytest.mark.fuzz
+@fuzz_settings(0.1)
+@given(data=st.data())
+def test_fuzzed_records_get_one_line_verdicts(fuzz_pool, data):
+    """A record with one field replaced by random JSON (or dropped) gets one verdict in one line,
+    never an internal error, and leaves the good record beside it `ok`; split_key gives a key or
+    an InputError."""
+    record = copy.deepcopy(data.draw(st.sampled_from(fuzz_pool)))
+    *parents, last = data.draw(st.sampled_from(field_paths(record)))
+    holder = record
+    for key in parents:
+        holder = holder[key]
+    if data.draw(st.booleans()) and isinstance(holder, dict):
+        del holder[last]
+    else:
+        holder[last] = data.draw(JSON_VALUES)
+    report = STARE.audit([record, fuzz_pool[0]], "fuzzed.json")
+    assert len(report.items) == 2 and report.items[1].verdict == OK
+    item = report.items[0]
+    assert item.verdict in (OK, DIFFERS, INVALID) and "internal error" not in item.reason and "\n" not in item.reason
+    json.dumps(report.summary())
+    try:
+        STARE.split_key(record)
+    except InputError as err:
+        assert "\n" not in str(err)

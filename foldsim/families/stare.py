@@ -363,7 +363,12 @@ class StareFamily(RecordFamily):
                 verdicts[index] = AuditItem(names[index], INVALID, f"{names[index]}: {internal_error_text(err)}")
         todo = list(readable)
         for index, derived in zip(todo, derive([readable[i] for i in todo])):
-            verdicts[index] = _verdict(names[index], records[index], readable[index], derived)
+            try:
+                verdicts[index] = _verdict(names[index], records[index], readable[index], derived)
+            except Exception as err:  # noqa: BLE001  (as above)
+                if debugging():
+                    raise
+                verdicts[index] = AuditItem(names[index], INVALID, f"{names[index]}: {internal_error_text(err)}")
         return AuditReport(file, [v for v in verdicts if v is not None])
 
     def split_key(self, record: dict) -> str:
@@ -432,7 +437,7 @@ def _verdict(name: str, record: dict, net: Net, derived: Derived) -> AuditItem:
     answer, level, pictures = record.get("answer"), record.get("level"), info.get("pictures", [])
     if answer not in ("yes", "no"):
         return AuditItem(name, INVALID, f"{name}: answer: must be 'yes' or 'no', got {describe(answer)}")
-    if level is not None and level not in StareFamily.levels:
+    if level is not None and (not isinstance(level, str) or level not in StareFamily.levels):
         return AuditItem(name, INVALID, f"{name}: level: must be one of {', '.join(StareFamily.levels)}, got "
                          f"{describe(level)}")
     if not isinstance(record.get("stepsImgs", []), list) or len(record.get("stepsImgs", [])) != len(pictures):
@@ -453,7 +458,9 @@ def _verdict(name: str, record: dict, net: Net, derived: Derived) -> AuditItem:
     steps = info.get("steps")
     if steps is not None:
         expected = _steps_info(net, derived)
-        if not isinstance(steps, list) or len(steps) != len(expected):
+        if not isinstance(steps, list):
+            return AuditItem(name, INVALID, f"{name}: info.steps: must be a list, got {describe(steps)}")
+        if len(steps) != len(expected):
             return AuditItem(name, DIFFERS, f"{name}: info.steps: the net folds in {len(expected)} steps, the record "
                              f"lists {describe(steps)}", physical_option=physical)
         for number, (given, wanted) in enumerate(zip(steps, expected), 1):
