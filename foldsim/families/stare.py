@@ -54,7 +54,6 @@ LABELS = ("1", "2", "3", "4", "5", "6")
 INVALID_WEIGHTS = {"two_on_one_side": 2, "folds_into": 2, "off_cube": 1}
 #: a direction as the steps name it: the sides' outward normals' names, two characters each
 DIRECTIONS = K.SIDE_NAMES
-IMAGE_FOLDER = "stare_images"
 QUESTION = "Can the net be folded into a cube this way, yes or no?"
 
 
@@ -234,8 +233,10 @@ def prompt(net: Net, sentences: Sequence[str], shown: Sequence[int], *, native: 
 
 
 def _image_names(record_id: str, shown: Sequence[int]) -> tuple[str, list[str]]:
-    stem = f"{IMAGE_FOLDER}/{safe_file_name(record_id)}"
-    return f"{stem}_net.png", [f"{stem}_step{k}.png" for k in shown]
+    """The net's picture `<id>.png` and step k's `<id>_step<k>.png` (beside the items file, as the
+    other record families name theirs)."""
+    stem = safe_file_name(record_id)
+    return f"{stem}.png", [f"{stem}_step{k}.png" for k in shown]
 
 
 def _native_row(record: dict, net: Net, derived: Derived, shape: str, choices: Sequence[str]) -> dict:
