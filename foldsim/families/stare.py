@@ -55,6 +55,8 @@ INVALID_WEIGHTS = {"two_on_one_side": 2, "folds_into": 2, "off_cube": 1}
 #: a direction as the steps name it: the sides' outward normals' names, two characters each
 DIRECTIONS = K.SIDE_NAMES
 QUESTION = "Can the net be folded into a cube this way, yes or no?"
+#: the frame the steps' directions are named in (both prompts state it)
+FRAME = "printed side up, x pointing right, y up the page and z out of the page, toward you"
 
 
 @dataclass(frozen=True)
@@ -212,15 +214,14 @@ def prompt(net: Net, sentences: Sequence[str], shown: Sequence[int], *, native: 
     pictures in order): foldsim's wording, or STARE's prompt shape when `native`."""
     base = net.labels[0]
     if native:
-        lines = [f"Check out a net with {len(net)} faces below: \n<image_0>"
+        lines = [f"Check out a net with {len(net)} faces below ({FRAME}): \n<image_0>"
                  f"Here are the steps to fold the net with face {base} as the base:"]
     else:
-        lines = [f"Here is a net of {len(net)} squares, printed side up (x points right, y up the page and z out of "
-                 "the page, toward you; dashed lines are hinges, a red one turning toward the printed side, and solid "
-                 "lines between squares are cuts):", "<image_0>",
+        lines = [f"Here is a net of {len(net)} squares ({FRAME}; dashed lines are hinges, a red one turning toward "
+                 "the printed side, and solid lines between squares are cuts):", "<image_0>",
                  f"It is folded with face {base} as the base, which stays in place. Each step turns one face a "
                  "quarter turn about its edge with a face already placed, carrying along the faces hinged beyond "
-                 "it; the face then points from that edge toward the direction named."]
+                 "it; after the turn the face reaches from that edge toward the direction named."]
     for number, sentence in enumerate(sentences, 1):
         lines.append(f"Step {number}: {sentence}")
         if number in shown:
