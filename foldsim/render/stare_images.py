@@ -1,4 +1,4 @@
-"""Pictures of the `stare` family (docs/nets.md, "The families"): a cube net part folded, step by
+"""Pictures of the `stare` family (docs/nets.md, "stare"): a cube net part folded, step by
 step, drawn with Pillow as a 2-D projection of the exact poses (no 3-D renderer, no EGL).
 
 - `partly_folded(net, folded)`: the net with every hinge but those of the faces in `folded` left
