@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from conftest import fuzz_settings
 from foldsim.errors import InputError
 from foldsim.families.audit import DIFFERS, INVALID, OK
-from foldsim.families.stare import (INVALID_WEIGHTS, STARE, StareFamily, derive, fold_order, net_form, net_pool,
-                                    posed_net)
+from foldsim.families.stare import (DIRECTIONS, INVALID_WEIGHTS, STARE, StareFamily, derive, fold_order, net_form,
+                                    net_pool, posed_net)
 from foldsim.nets import flat_neighbours, fold_net, net_from_record, net_from_rows
 from foldsim.render.stare_images import partly_folded, state_corners
 
@@ -92,16 +92,20 @@ def held_out(X: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
 
 
 def surface(record: dict) -> list[float]:
-    """What a record shows without its net: picture and step counts, text lengths (the question,
-    STARE's prompt, each step sentence), the base's label, the answer's letter in STARE's
-    shuffled choices, the level and the image names' lengths."""
+    """What a record shows without folding its net: picture and step counts, text lengths (the
+    question, STARE's prompt, each step sentence), the base's label, the answer's letter in
+    STARE's shuffled choices, the level, the image names' lengths, and two cheap statistics of
+    the steps' words: how often each direction is named and which steps turn about the base."""
     question, native = record["question"], record["native"][0]
     sentences = [len(s) for s in re.findall(r"Step \d+: (.*)", question)]
+    steps = re.findall(r"Step \d+: Fold face (\S) .* face (\S), so that it points toward (\S\S)\.", question)
+    base = re.search(r"with face (\S) as the base", question).group(1)
     levels = list(STARE.levels)
     return [1 + len(record["stepsImgs"]), len(native["images"]), question.count("Step "), len(question),
             len(native["question"]), min(sentences), max(sentences), float(np.mean(sentences)),
-            question.count("<image_"), int(record["info"]["base"]), "AB".index(native["answer"]),
-            levels.index(record["level"]), sum(map(len, record["stepsImgs"])) + len(record["questionImg"])]
+            question.count("<image_"), int(base), "AB".index(native["answer"]),
+            levels.index(record["level"]), sum(map(len, record["stepsImgs"])) + len(record["questionImg"]),
+            *[sum(toward == d for *_, toward in steps) for d in DIRECTIONS], *[along == base for _, along, _ in steps]]
 
 
 def answers(records: list[dict]) -> np.ndarray:
