@@ -8,8 +8,11 @@ from ..errors import InputError, describe
 from .base import Family
 from .record_family import RecordFamily
 from .mentalblackboard import MentalBlackboardFamily
+from .pfp_cube import PFP_CUBE
 from .spatialviz import SPATIALVIZ
+from .spatialviz_cube import SPATIALVIZ_CUBE
 from .srbench import SRBENCH
+from .stare import STARE
 from .visfactor import VISFACTOR
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (SPATIALVIZ, VISFACTOR, SRBENCH, MentalBlackboardFamily())}
@@ -20,6 +23,9 @@ GENERAL_FAMILIES = ("spatialviz", "visfactor", "srbench")
 #: the families that key, draw and audit their own records (foldsim.families.record_family):
 #: cube nets and fold and cut; each adds itself here, after the point-hole families
 RECORD_FAMILIES: dict[str, RecordFamily] = {}
+RECORD_FAMILIES[SPATIALVIZ_CUBE.name] = SPATIALVIZ_CUBE
+RECORD_FAMILIES[PFP_CUBE.name] = PFP_CUBE
+RECORD_FAMILIES[STARE.name] = STARE
 
 
 def family(name: str) -> Family | RecordFamily:

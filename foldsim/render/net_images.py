@@ -18,6 +18,12 @@ The label is part of the printed pattern and turns and mirrors with it.
   `foldsim.nets.view_of`. `net_cube_view` takes the view straight from the exact engine
   (`fold_net(net).views[orientation]`).
 
+Faces come in two styles (`glyph`): **patterned** (the default, the tile above) and **coloured**
+(`glyph=False`: the plain colour, nothing that shows a turn, as SpatialViz's colour tasks draw
+them; `COLOUR_RGB` names the colours a family may use as labels). The cube-choice families draw a
+question and its options as one picture with `choice_composite` (each panel letterboxed by
+`fitted`, the options under the question with their labels).
+
 The 3-D motion (render/nets.py) paints the folding net with `flat_net_image`. Drawing is done
 `SUPERSAMPLE` times larger and box-filtered down. The font is Pillow's bundled one, so equal inputs
 give equal bytes on any machine with the same Pillow.
@@ -33,6 +39,7 @@ from PIL import Image, ImageDraw, ImageFont
 from ..errors import InputError, describe
 from ..limits import MAX_FRAME_SIDE
 from ..nets import STEPS, FoldedNet, Net, SeenFace, Shown, fold_net
+from .choice import GAP, PANEL, captioned_grid
 from .images import Frame
 from .item_images import draw_dashed, draw_segment
 
@@ -50,6 +57,9 @@ NO_FACE: Colour = (228, 228, 228)  # a view side with no face on it
 GLYPH_BOXES = ((-0.7, -0.7, -0.5, 0.7), (-0.7, 0.5, 0.5, 0.7), (-0.7, -0.1, 0.1, 0.1))
 #: where the label is written in the pattern's frame: right of the stem, under the middle bar
 LABEL_BOX = (-0.3, -0.9, 0.9, -0.2)
+#: the colour of each colour name a coloured face may carry as its label (SpatialViz's six)
+COLOUR_RGB: dict[str, Colour] = {"red": (222, 62, 62), "green": (72, 172, 84), "blue": (66, 110, 222),
+                                 "pink": (222, 84, 222), "yellow": (242, 212, 60), "cyan": (72, 204, 214)}
 SUPERSAMPLE = 3
 DASH = 0.1  # cells: a hinge's dash and gap
 #: the depth axis of the cube view on screen, in side lengths: to the right and up
@@ -94,12 +104,15 @@ def _fitted_font(label: str, width: float, height: float) -> ImageFont.FreeTypeF
     return ImageFont.load_default(size=size)
 
 
-def pattern_tile(label: str | None, colour: Colour, pixels: int) -> Image.Image:
+def pattern_tile(label: str | None, colour: Colour, pixels: int, *, glyph: bool = True) -> Image.Image:
     """A face's tile upright in its pattern's frame, `pixels` square: `colour`, the F glyph and the
-    label. With no label (a view side no face landed on), a plain NO_FACE square."""
+    label (`glyph=False`: the colour alone, a coloured face). With no label (a view side no face
+    landed on), a plain NO_FACE square."""
     if label is None:
         return Image.new("RGB", (pixels, pixels), NO_FACE)
     tile = Image.new("RGB", (pixels, pixels), colour)
+    if not glyph:
+        return tile
     draw = ImageDraw.Draw(tile)
     for box in GLYPH_BOXES:
         draw.rectangle(_box_pixels(box, pixels), fill=INK)
@@ -146,12 +159,12 @@ def net_edges(net: Net) -> list[tuple[np.ndarray, str, int]]:
 
 
 def flat_net_image(net: Net, cell: int = 64, *, margin: int | None = None,
-                   colours: Mapping[str, Colour] | None = None) -> Image.Image:
+                   colours: Mapping[str, Colour] | None = None, glyph: bool = True) -> Image.Image:
     """The flat net seen from its printed side: each face's tile at its cell, posed by the face's
     pattern, and the outline, cuts and hinges (module doc). `cell`: pixels per grid cell (8 to 1024);
     `margin`: pixels around the net (default cell / 4); `colours`: label -> colour (default
-    `label_colours(net.labels)`). The image's first row is the top of the net's bounding box.
-    InputError when the picture would be wider or taller than limits.MAX_FRAME_SIDE."""
+    `label_colours(net.labels)`); `glyph`: patterned (True) or coloured faces. The image's first
+    row is the top of the net's bounding box. InputError when the picture would be wider or taller than limits.MAX_FRAME_SIDE."""
     cell = _checked_side(cell, "cell")
     margin = cell // 4 if margin is None else margin
     if isinstance(margin, bool) or not isinstance(margin, int) or not 0 <= margin <= MAX_SIDE_PIXELS:
@@ -168,7 +181,8 @@ def flat_net_image(net: Net, cell: int = 64, *, margin: int | None = None,
     image = Image.new("RGB", (width * scale, height * scale), BACKGROUND)
     frame = Frame(cell * scale, (margin - left * cell) * scale, (margin + top * cell) * scale)
     for label, (x, y), pattern in zip(net.labels, net.cells, net.patterns):
-        tile = posed(pattern_tile(label, colours.get(label, NO_FACE), cell * scale), pattern.turn, pattern.mirror)
+        tile = posed(pattern_tile(label, colours.get(label, NO_FACE), cell * scale, glyph=glyph), pattern.turn,
+                     pattern.mirror)
         [(column, row)] = frame.pixels(np.array([x, y + 1]))
         image.paste(tile, (round(column), round(row)))
     draw = ImageDraw.Draw(image)
@@ -228,11 +242,11 @@ def _warp(tile: Image.Image, canvas: tuple[int, int], origin: np.ndarray, right:
 
 
 def cube_view_image(view: Sequence[Shown | SeenFace], size: int = 96, *,
-                    colours: Mapping[str, Colour] | None = None) -> Image.Image:
+                    colours: Mapping[str, Colour] | None = None, glyph: bool = True) -> Image.Image:
     """A cube view: front, top and right, each a (label, turn, mirror) triple (None label: no face
     there) or the engine's SeenFace, posed as the module doc says. `size`: a side's pixels (8 to
     1024); `colours`: label -> colour (default: `label_colours` of the three labels in view order,
-    so pass the net's to keep its colours)."""
+    so pass the net's to keep its colours); `glyph`: patterned (True) or coloured faces."""
     size = _checked_side(size, "size")
     faces = [_shown(face) for face in view]
     if len(faces) != 3:
@@ -242,7 +256,7 @@ def cube_view_image(view: Sequence[Shown | SeenFace], size: int = 96, *,
     canvas, sides = view_sides(size, max(2, size // 8), scale)
     image = Image.new("RGB", canvas, BACKGROUND)
     for (label, turn, mirror), (origin, right, up), shade in zip(faces, sides, SHADE):
-        tile = posed(pattern_tile(label, colours.get(label, NO_FACE), size * scale), turn, mirror)
+        tile = posed(pattern_tile(label, colours.get(label, NO_FACE), size * scale, glyph=glyph), turn, mirror)
         tile = tile.point([round(level * shade) for level in range(256)] * 3)
         warped, mask = _warp(tile, canvas, origin, right, up)
         image.paste(warped, (0, 0), mask)
@@ -263,3 +277,27 @@ def net_cube_view(net: Net | FoldedNet, orientation: int, size: int = 96, *,
         raise InputError(f"must be a whole number from 0 to 23, got {describe(orientation)}", field="orientation")
     colours = label_colours(folded.net.labels) if colours is None else colours
     return cube_view_image(folded.views[orientation], size, colours=colours)
+
+
+# -- question composites -----------------------------------------------------------------------------
+
+
+def fitted(image: Image.Image, side: int) -> Image.Image:
+    """`image` scaled to fit a `side` square (aspect kept) and centred on white, so panels of any
+    shape (a wide net, a cube view) line up in a composite."""
+    scale = min(side / image.width, side / image.height)
+    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    panel = Image.new("RGB", (side, side), BACKGROUND)
+    panel.paste(image.resize(size, Image.Resampling.LANCZOS), ((side - size[0]) // 2, (side - size[1]) // 2))
+    return panel
+
+
+def choice_composite(question: Image.Image, options: Sequence[tuple[str, Image.Image]]) -> Image.Image:
+    """The question picture (a net or a cube view, twice an option panel's side) centred above its
+    options in one row, each under its label (render.choice's grid and panel sizes)."""
+    row = captioned_grid([(label, fitted(image, PANEL)) for label, image in options], max(1, len(options)))
+    top = fitted(question, 2 * PANEL)
+    image = Image.new("RGB", (max(row.width, top.width + 2 * GAP), top.height + GAP + row.height), BACKGROUND)
+    image.paste(top, ((image.width - top.width) // 2, GAP))
+    image.paste(row, ((image.width - row.width) // 2, top.height + GAP))
+    return image
