@@ -205,7 +205,8 @@ def test_every_key_is_the_engines(records):
         assert record["info"]["reason"] == folded.reason
         assert record["info"]["valid"] is folded.valid
     reasons = {r["info"]["reason"] for r in records}
-    assert reasons == {"valid", *INVALID_WEIGHTS}
+    # off_cube nets are never drawn: the flat net folds into a cube with that hinge turned back
+    assert reasons == {"valid", "two_on_one_side", "folds_into"} == {"valid", *INVALID_WEIGHTS}
 
 
 def test_records_are_deterministic_and_numbered():
