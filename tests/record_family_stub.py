@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,8 @@ from foldsim.families.record_family import RecordFamily
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "record_plugin"
 PLUGIN_ENV = "FOLDSIM_TEST_RECORD_FAMILIES"
+#: seconds each drawing of a stub record waits (unset: none), so a test can kill a run midway
+DRAW_SECONDS_ENV = "FOLDSIM_TEST_TOY_DRAW_SECONDS"
 #: the distractors' named mistakes and the count each one gives for n dots
 MISCOUNTS = {"one_fewer": -1, "one_more": 1, "two_more": 2}
 MAX_GRID = 8
@@ -146,6 +149,8 @@ class ToyFamily(RecordFamily):
         return record
 
     def images(self, record):
+        if os.environ.get(DRAW_SECONDS_ENV):  # a slow drawing, for tests that kill a run midway
+            time.sleep(float(os.environ[DRAW_SECONDS_ENV]))
         name = str(record.get("id"))
         grid, cells = _cells(record, name)
         if not isinstance(record.get("questionImg"), str):
