@@ -167,6 +167,35 @@ def test_count_on_spatialviz_grid_records_is_derived_and_leaves_their_bytes(grid
     assert grid.read_bytes() == before
 
 
+@pytest.mark.parametrize("name,task,scorer,metric", CASES)
+def test_eval_against_a_served_model_scores_right_and_wrong(road, tmp_path, name, task, scorer, metric):
+    """`foldsim eval` (prompts, a real OpenAI-compatible server process, the task's scorer): perfect
+    answers score 1.0, answers that name a wrong value 0.0, and the server saw each item's pictures."""
+    from test_families_eval import MODEL, keys_of, sent
+    from openai_stub_server import StubServer
+
+    dataset = road[name]
+    items = records(dataset)
+    keys = keys_of(dataset, task)
+    wrong_text = {"family-choice": "Answer: D", "family-yesno": "Answer: maybe"}.get(task, '{"red": 99, "opposite": "x"}')
+    for label, answers in (("perfect", {keys[r["id"]]: perfect(task, r) for r in items}),
+                           ("wrong", {keys[r["id"]]: wrong_text for r in items})):
+        with StubServer({"answers": answers, "log_messages": True}, tmp_path / label / "stub") as server:
+            run = invoke("eval", dataset, "--endpoint", server.url, "--model", MODEL, "--task", task,
+                         "--modality", "images", "--out", tmp_path / label / "run")
+            assert run.exit_code == 0, run.output
+            log = server.log()
+        score = json.loads((tmp_path / label / "run" / "score.json").read_text())
+        assert score["task"] == scorer
+        if label == "perfect":
+            assert score["metrics"][metric] == 1.0
+            for record in items:
+                _, images = sent(log)[keys[record["id"]]]
+                assert images == [(dataset.parent / s).read_bytes() for s in expected_images(record, task)]
+        else:
+            assert score["metrics"][metric] == 0.0
+
+
 # --------------------------------------------------------------------------------------------------
 # scoring
 
