@@ -404,3 +404,59 @@ def test_report_page_shows_the_scores_by_level(road, tmp_path, name, task, score
     assert "accuracy by level" in page or "accuracy-by-level" in page
     if scorer in ("count", "opposite"):
         assert "named values right" in page and "right answer" in page
+
+
+# --------------------------------------------------------------------------------------------------
+# a real record family end to end (the stub families of tests/record_family_stub.py)
+
+
+@pytest.fixture(scope="module")
+def stub_sets(tmp_path_factory) -> dict[str, Path]:
+    """The stub families' records and images, as their RecordFamily methods make them (what
+    `generate --family` writes: tests/test_record_road.py)."""
+    from record_family_stub import TOY, TOY_YES_NO
+
+    out = {}
+    for fam in (TOY, TOY_YES_NO):
+        folder = tmp_path_factory.mktemp(fam.name)
+        items = fam.generate(4, 5)
+        for record in items:
+            for name, data in fam.images(record).items():
+                (folder / name).write_bytes(data)
+        out[fam.name] = folder / f"{fam.name}_items.json"
+        out[fam.name].write_text(json.dumps(items, indent=1))
+    return out
+
+
+@pytest.mark.parametrize("family,task,scorer,metric", [("toy", "family-choice", "choice", "accuracy"),
+                                                       ("toy", "count", "count", "exact_match"),
+                                                       ("toyyn", "family-yesno", "split", "item_accuracy")])
+def test_a_record_family_runs_the_whole_road(stub_sets, tmp_path, family, task, scorer, metric):
+    """A real RecordFamily's records straight into requests, score, rewards, the export and the
+    report: the ground truth scores 1.0 everywhere, a wrong answer 0.0; a question that words its
+    own answer form is shown as it is (the road adds none)."""
+    from foldsim.eval.family_rewards import family_choice_correct, values_exact
+    from foldsim.outputs.report.build import build_report
+
+    dataset = stub_sets[family]
+    items = records(dataset)
+    requests = write_requests_cli(dataset, task, "chat", tmp_path / "chat.jsonl")
+    for record, request in zip(items, requests, strict=True):
+        _, texts, images = unpack("chat", request)
+        assert [base64.b64decode(i) for i in images] == [(dataset.parent / s).read_bytes()
+                                                          for s in expected_images(record, task)]
+        if task == "count":
+            assert "\n".join(texts) == record["countQuestion"]
+    answers = answers_file(tmp_path / "right.jsonl", {r["id"]: perfect(task, r) for r in items})
+    code, report = score_json(scorer, dataset, answers)
+    assert code == 0 and report["metrics"][metric] == 1.0
+    assert set(report["groups"]["level"]) == {f"{family} {r['level']}" for r in items}
+    reward = values_exact if task == "count" else family_choice_correct
+    columns = {"record": items, "task": [task] * len(items)}
+    assert reward(completions=[perfect(task, r) for r in items], **columns) == [1.0] * len(items)
+    assert reward(completions=["Answer: Z\n{\"dots\": -4}"] * len(items), **columns) == [0.0] * len(items)
+    export = tmp_path / "hf"
+    result = invoke("export", dataset, "--format", "hf", "--task", task, "--modality", "images", "--out", export, "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["items"] == len(items), result.output
+    data = build_report(dataset, [answers], task=scorer)
+    assert data.models[0].correct == [True] * len(items) and not data.errors

@@ -106,8 +106,9 @@ def answer_form(task: str, names: Iterable[str]) -> str:
 
 
 def open_question(task: str, record: dict) -> str:
-    """The question of a record's task and the answer form: its own `<task>Question`, or for a
-    derived count, a question worded from its sheet. InputError naming the field when it has none."""
+    """The question of a record's task and the answer form: its own `<task>Question` (followed by
+    the form unless it names every answer key in quotes itself), or for a derived count, a question
+    worded from its sheet. InputError naming the field when it has none."""
     _check_task(task)
     item = str(record.get("id", "?"))
     if task == "count" and derived_count(record):
@@ -122,6 +123,8 @@ def open_question(task: str, record: dict) -> str:
     if not names:
         raise InputError(f"missing, or not an object of 1 to {MAX_FIELDS} named values", item=item,
                          field=f"{task}Answer")
+    if all(f'"{name}"' in question for name in names):  # the family words the answer's form itself
+        return question.strip()
     return f"{question.strip()}\n{answer_form(task, names)}"
 
 
