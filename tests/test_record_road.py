@@ -289,6 +289,26 @@ def test_a_family_whose_audit_fails_gives_one_line_per_record(toy_family, tmp_pa
                                  "FOLDSIM_DEBUG=1 for the traceback)" for i in (1, 2)]
 
 
+def test_audit_without_family_judges_a_file_of_one_record_family(toy_family, tmp_path):
+    records = TOY.generate(3, 1)
+    records[2]["answer"] = next(o["label"] for o in records[2]["options"] if o["error"])
+    path = audit_file(tmp_path, records)
+    done = invoke("audit", path)
+    assert done.exit_code == EXIT_ITEMS and done.stdout.strip() == f"{path}: 2/3 keys are the physical answer"
+    [line] = error_lines(done)
+    assert line.startswith(f"error: {path}: toy_00003: the keyed option counts")
+    mixed = audit_file(tmp_path, [records[0], {**records[1], "family": ["toy"]}], "mixed.json")
+    done = invoke("audit", mixed)  # not one record family: the point-hole audit, one line per record
+    assert done.exit_code == EXIT_ITEMS and len(error_lines(done)) == 2
+
+
+def test_enumerate_refuses_a_record_family_with_one_line(toy_family):
+    done = invoke("enumerate", "--family", "toy")
+    assert done.exit_code == EXIT_USAGE
+    assert error_lines(done) == ["error: --family: toy keys its own records; enumerate --family counts the space of "
+                                 "spatialviz, visfactor, srbench, mentalblackboard"]
+
+
 def test_audit_refuses_an_unknown_family_naming_every_one(toy_family, tmp_path):
     done = invoke("audit", "--family", "nope", audit_file(tmp_path, []))
     assert done.exit_code == EXIT_USAGE

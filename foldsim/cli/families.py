@@ -30,9 +30,9 @@ def audit(
     """Check that each family item's keyed option is the physical answer.
 
     Every item is simulated again; an item whose key differs is named with the holes only the key
-    has and the holes only the physics has. A record family's items (cube nets, fold and cut: give
-    its --family) are judged by that family's own engine: the key, every option distinct, every
-    distractor wrong.
+    has and the holes only the physics has. A record family's items (cube nets, fold and cut) are
+    judged by that family's own engine: the key, every option distinct, every distractor wrong;
+    without --family, a file whose records all name one record family is judged by it.
 
     Exit codes:
       0  every key is the physical answer
@@ -42,7 +42,7 @@ def audit(
     Examples:
       foldsim audit --family spatialviz demo-out/families/spatialviz/spatialviz_items.json
     """
-    from ..dataset.record_runs import audit_record_family
+    from ..dataset.record_runs import audit_record_family, named_record_family
     from ..errors import InputError
     from ..families.audit import DIFFERS, INVALID, audit_records
     from ..families.record_family import RecordFamily
@@ -63,8 +63,9 @@ def audit(
             error(problem)
             code = EXIT_USAGE
             continue
-        if isinstance(fam, RecordFamily):
-            report = audit_record_family(fam, records, str(path))
+        judge = fam if family is not None else named_record_family(records)
+        if isinstance(judge, RecordFamily):
+            report = audit_record_family(judge, records, str(path))
         else:
             report = audit_records(records, str(path), family=family)
         reports.append(report)

@@ -84,6 +84,17 @@ def write_record_run(fam: RecordFamily, out_dir, count: int, seed: int, level: s
     return {"items": str(items_path), "native": str(native_path), "count": len(records), "images": images}, report
 
 
+def named_record_family(records: list) -> RecordFamily | None:
+    """The record family that every record naming a family names (`audit` without --family), or
+    None (no record names one, or they name several, or a point-hole family)."""
+    from ..families.registry import RECORD_FAMILIES
+
+    named = [r["family"] for r in records if isinstance(r, dict) and "family" in r]
+    if not named or not all(isinstance(name, str) and name == named[0] for name in named):
+        return None
+    return RECORD_FAMILIES.get(named[0])
+
+
 def audit_record_family(fam: RecordFamily, records: list, file: str) -> AuditReport:
     """`fam.audit` over the records of a file, one verdict per record in order; a record that is no
     object or is of another family is `invalid` whatever the family says (as
