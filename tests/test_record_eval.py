@@ -23,12 +23,17 @@ import pytest
 import yaml
 from PIL import Image
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from cli_invoke import invoke
+from conftest import fuzz_settings
 from foldsim.eval.item import score_item
 from test_family_requests import PROVIDERS, SYSTEM, unpack, write_requests_cli
 
 CANARY_NAME = "Canaryviolet"  # an opposite answer no prompt may show
 CANARY_COUNT = 7919  # a count no prompt may show
+CANARIES = ("Canaryinfo", "Canarynative", "Canarydetail")  # planted in info, native, errorDetail
 
 
 def png(shade: int) -> bytes:
@@ -45,8 +50,8 @@ def cube_record(n: int, level: str, answer: str) -> dict:
             "question": "Which cube does the net fold into?", "questionImg": f"{rid}.png",
             "stepsImgs": [f"{rid}_step{k}.png" for k in (1, 2)], "optionImgs": [f"{rid}_{x}.png" for x in labels],
             "options": [{"label": x, "error": None if x == answer else "relabelling", "errorDetail": "" if x == answer
-                         else {"swapped": ["red", "blue"]}} for x in labels],
-            "answer": answer, "info": {"net": n}, "native": [{"qid": rid}],
+                         else {"swapped": ["red", "blue"], "note": CANARIES[2]}} for x in labels],
+            "answer": answer, "info": {"net": n, "note": CANARIES[0]}, "native": [{"qid": rid, "note": CANARIES[1]}],
             "countQuestion": "How many faces of the cube are red, and how many blue?",
             "countAnswer": {"red": n, "blue": CANARY_COUNT},
             "oppositeQuestion": "Which colour is opposite the red face?", "oppositeAnswer": {"opposite": CANARY_NAME}}
@@ -57,7 +62,8 @@ def stare_record(n: int, level: str, answer: str) -> dict:
     return {"id": rid, "family": "stare", "level": level, "taskType": "YesNo",
             "question": "Based on the steps, can the net be folded to form a cube, yes or no?",
             "questionImg": f"{rid}.png", "stepsImgs": [f"{rid}_step{k}.png" for k in (1, 2, 3)], "options": [],
-            "answer": answer, "info": {"valid": answer == "yes"}, "native": [{"qid": rid, "answer": answer}]}
+            "answer": answer, "info": {"valid": answer == "yes", "note": CANARIES[0]},
+            "native": [{"qid": rid, "answer": answer, "note": CANARIES[1]}]}
 
 
 def write_items(folder: Path, name: str, records: list[dict]) -> Path:
@@ -134,7 +140,7 @@ def test_request_files_show_the_pictures_in_order_and_no_answer(road, tmp_path, 
             assert [base64.b64decode(i) for i in images] == [(dataset.parent / s).read_bytes()
                                                               for s in expected_images(record, task)]
             text = "\n".join(texts)
-            assert CANARY_NAME not in text and str(CANARY_COUNT) not in text
+            assert not [c for c in (CANARY_NAME, str(CANARY_COUNT), *CANARIES) if c in text]
             if task == "family-choice":
                 assert record["question"] in text and "Answer: <letter>" in text
                 assert [t for t in texts if t.startswith("Option ")] == ["Option A:", "Option B:", "Option C:", "Option D:"]
@@ -460,3 +466,32 @@ def test_a_record_family_runs_the_whole_road(stub_sets, tmp_path, family, task, 
     assert result.exit_code == 0 and json.loads(result.stdout)["items"] == len(items), result.output
     data = build_report(dataset, [answers], task=scorer)
     assert data.models[0].correct == [True] * len(items) and not data.errors
+
+
+# --------------------------------------------------------------------------------------------------
+# fuzz: any answer and any truth object
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                     max_leaves=12)
+
+
+@pytest.mark.fuzz
+@fuzz_settings(0.1)
+@given(value=_JSON, prefix=st.text(max_size=40), truth=st.dictionaries(st.text(max_size=10), _JSON, max_size=3))
+def test_any_answer_or_truth_scores_or_is_refused_with_a_line(value, prefix, truth):
+    """A value task never raises on an answer (any JSON after any text), and a truth object it
+    cannot use is an InputError naming the item and field, never another exception."""
+    from foldsim.errors import InputError
+
+    for task in ("count", "opposite"):
+        record = {"id": "x_00001", "family": "x", "level": "a", f"{task}Answer": truth}
+        try:
+            score_item(task, record, "")
+        except InputError as err:
+            assert err.item == "x_00001" and err.field.startswith(f"{task}Answer")
+            continue
+        for response in (prefix + json.dumps({**{k: value for k in truth}, "z": value}), json.dumps(value), prefix):
+            metrics = score_item(task, record, response)
+            assert metrics["exact_match"] in (0.0, 1.0) and 0.0 <= metrics["fields"] <= 1.0
