@@ -28,6 +28,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from foldsim.errors import InputError, describe
+from foldsim.io import record_name
 from foldsim.families.audit import DIFFERS, INVALID, OK, AuditItem, AuditReport
 from foldsim.families.record_family import RecordFamily
 
@@ -151,7 +152,7 @@ class ToyFamily(RecordFamily):
     def images(self, record):
         if os.environ.get(DRAW_SECONDS_ENV):  # a slow drawing, for tests that kill a run midway
             time.sleep(float(os.environ[DRAW_SECONDS_ENV]))
-        name = str(record.get("id"))
+        name = record_name(record)
         grid, cells = _cells(record, name)
         if not isinstance(record.get("questionImg"), str):
             raise InputError(f"must be a file name, got {describe(record.get('questionImg'))}", item=name,
@@ -206,7 +207,7 @@ class ToyFamily(RecordFamily):
                                  field=f"options[{i}].count")
             counts[option["label"]] = option["count"]
         answer = record.get("answer")
-        if answer not in counts:
+        if not isinstance(answer, str) or answer not in counts:
             raise InputError(f"must be one of the option labels {', '.join(counts)}, got {describe(answer)}",
                              item=name, field="answer")
         if counts[answer] == n:
@@ -216,7 +217,7 @@ class ToyFamily(RecordFamily):
                          f"(physical answer: {physical or 'no option'})", physical_option=physical)
 
     def split_key(self, record):
-        grid, cells = _cells(record, str(record.get("id")))
+        grid, cells = _cells(record, record_name(record))
         return f"{grid}:{min(_symmetries(grid, cells))}"
 
 

@@ -277,16 +277,28 @@ def test_audit_goes_on_past_an_unreadable_file(toy_family, tmp_path):
     assert f"{good}: 2/2 keys are the physical answer" in done.stdout
 
 
-def test_a_family_whose_audit_fails_gives_one_line_per_record(toy_family, tmp_path, monkeypatch):
+def test_a_family_whose_audit_fails_costs_only_the_records_it_fails_on(toy_family, tmp_path, monkeypatch):
+    """The family's bug (it raises on one record): that record is one internal-error line, the
+    others are judged, an id-less one named by its place in the file."""
+    real = TOY.audit
+
     def broken(records, file):
-        raise KeyError("oops")
+        if any(r.get("level") == "boom" for r in records):
+            raise KeyError("oops")
+        return real(records, file)
 
     monkeypatch.setattr(TOY, "audit", broken)
-    path = audit_file(tmp_path, TOY.generate(2, 1))
+    records = TOY.generate(3, 1)
+    records[1]["level"] = "boom"
+    records[2]["answer"] = next(o["label"] for o in records[2]["options"] if o["error"])
+    del records[2]["id"]
+    path = audit_file(tmp_path, records)
     done = invoke("audit", "--family", "toy", path)
-    assert done.exit_code == EXIT_ITEMS
-    assert error_lines(done) == [f"error: {path}: toy_0000{i}: internal error: KeyError: 'oops' (a bug; rerun with "
-                                 "FOLDSIM_DEBUG=1 for the traceback)" for i in (1, 2)]
+    assert done.exit_code == EXIT_ITEMS and done.stdout.startswith(f"{path}: 1/3 keys")
+    lines = error_lines(done)
+    assert lines[0] == f"error: {path}: toy_00002: internal error: KeyError: 'oops' (a bug; rerun with " \
+                       "FOLDSIM_DEBUG=1 for the traceback)"
+    assert lines[1].startswith(f"error: {path}: item 2: the keyed option counts") and len(lines) == 2
 
 
 def test_audit_without_family_judges_a_file_of_one_record_family(toy_family, tmp_path):
@@ -408,3 +420,24 @@ def test_a_family_generating_a_bad_id_is_refused_before_writing(toy_family, tmp_
     assert error_lines(done) == [f"error: {bad_id}: id: toy generated the id {bad_id!r}: ids must be unique "
                                  "file-name-safe strings"]
     assert sorted(files(out)) == []
+
+
+def test_hostile_structures_are_one_verdict_and_one_key_error_each(toy_family):
+    """Values no JSON file holds but a caller can pass (tests/hostile.py: huge ints, nesting past the
+    recursion limit, cycles, fan-out) anywhere in a record: the audit gives one one-line verdict per
+    record and the split keys one one-line error, never an exception."""
+    from hostile import KINDS, hostile
+    from foldsim.dataset.record_runs import audit_record_family
+    from foldsim.dataset.splits import item_keys
+
+    [record] = TOY.generate(1, 4)
+    spots = [(key,) for key in ("id", "family", "level", "info", "options", "answer", "x")]
+    spots += [("info", "dots", 0), ("options", 0, "count"), ("info", "grid")]
+    for kind in KINDS:
+        for spot in spots:
+            bad = hostile(record, spot, kind, 1)
+            report = audit_record_family(TOY, [bad, record], "f")
+            assert [len(report.items), report.items[1].verdict] == [2, "ok"], (kind, spot)
+            assert "\n" not in report.items[0].reason, (kind, spot)
+            keys, errors = item_keys([bad, record])
+            assert keys[1] is not None and all("\n" not in str(e) for e in errors), (kind, spot)

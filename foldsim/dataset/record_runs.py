@@ -11,6 +11,7 @@ vouches for, `--splits` keyed by `RecordFamily.split_key` (foldsim.dataset.split
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import InputError, debugging, describe, internal_error_text
@@ -84,6 +85,18 @@ def write_record_run(fam: RecordFamily, out_dir, count: int, seed: int, level: s
     return {"items": str(items_path), "native": str(native_path), "count": len(records), "images": images}, report
 
 
+def _verdicts(fam: RecordFamily, records: list, file: str) -> list[AuditItem]:
+    """`fam.audit`'s verdicts, one per record (a RuntimeError when the family gives another number)."""
+    judged = list(fam.audit(records, file).items)
+    if len(judged) != len(records):
+        raise RuntimeError(f"{fam.name}'s audit gave {len(judged)} verdicts for {len(records)} records")
+    return judged
+
+
+def _renamed(reason: str, old: str, new: str) -> str:
+    return new + reason[len(old):] if reason.startswith(f"{old}:") else reason
+
+
 def named_record_family(records: list) -> RecordFamily | None:
     """The record family that every record naming a family names (`audit` without --family), or
     None (no record names one, or they name several, or a point-hole family)."""
@@ -99,8 +112,9 @@ def audit_record_family(fam: RecordFamily, records: list, file: str) -> AuditRep
     """`fam.audit` over the records of a file, one verdict per record in order; a record that is no
     object or is of another family is `invalid` whatever the family says (as
     `foldsim.families.audit` words it). The family sees every record, so it names them by their
-    place in the file. A family that raises or gives the wrong number of verdicts gives each record
-    one internal-error verdict (a bug, one line; FOLDSIM_DEBUG=1 raises)."""
+    place in the file. Where the family raises or gives the wrong number of verdicts (its bug), it
+    judges each record alone, and a record it still fails on gets one internal-error verdict (one
+    line; FOLDSIM_DEBUG=1 raises)."""
     from ..simulate import record_positions
 
     positions = record_positions(records, len(records))
@@ -119,13 +133,19 @@ def audit_record_family(fam: RecordFamily, records: list, file: str) -> AuditRep
             continue
         refused[index] = AuditItem(names[index], INVALID, str(problem))
     try:
-        judged = list(fam.audit(records, file).items)
-        if len(judged) != len(records):
-            raise RuntimeError(f"{fam.name}'s audit gave {len(judged)} verdicts for {len(records)} records")
-    except Exception as err:  # noqa: BLE001  (the family's bug: each record says so, one line)
+        judged = _verdicts(fam, records, file)
+    except Exception:  # noqa: BLE001  (the family's bug: record by record, so it costs only the records it hits)
         if debugging():
             raise
-        judged = [AuditItem(name, INVALID, f"{name}: {internal_error_text(err)}") for name in names]
+        judged = []
+        for index, name in enumerate(names):
+            try:
+                [verdict] = _verdicts(fam, [records[index]], file)
+                if verdict.id != name:  # an id-less record, named by its place in a list of one
+                    verdict = replace(verdict, id=name, reason=_renamed(verdict.reason, verdict.id, name))
+            except Exception as err:  # noqa: BLE001
+                verdict = AuditItem(name, INVALID, f"{name}: {internal_error_text(err)}")
+            judged.append(verdict)
     report = AuditReport(file)
     report.items = [refused.get(index, verdict) for index, verdict in enumerate(judged)]
     return report

@@ -34,9 +34,9 @@ from pathlib import Path
 
 from ..codes import is_rotation
 from ..config import Config
-from ..errors import InputError
+from ..errors import InputError, describe
 from ..holes import parse_holes
-from ..io import read_records
+from ..io import read_records, record_name
 from .canonical import configuration_keys, target_keys
 
 MOD_SUFFIX = "_mod"
@@ -128,7 +128,7 @@ def item_keys(records: Sequence[object]) -> tuple[list[ItemKeys | None], list[In
             errors.append(InputError(f"a record must be an object, got {type(record).__name__}", item=f"item {index}"))
             parsed.append(None)
             continue
-        item = str(record["id"]) if isinstance(record.get("id"), (str, int)) else f"item {index}"
+        item = record_name(record, index)
         record_family = _record_family(record)
         if record_family is not None:  # a record family's record: its own key (RecordFamily.split_key)
             try:
@@ -185,7 +185,9 @@ def item_keys(records: Sequence[object]) -> tuple[list[ItemKeys | None], list[In
         task = record_task(record)
         if family_key is not None:
             split = record.get("split") if isinstance(record.get("split"), str) else None
-            out.append(ItemKeys(item, task, f"{record['family']} {record.get('level')}", split, family_key, None,
+            level = record.get("level")  # words from the data: any value, printed short and safely
+            out.append(ItemKeys(item, task, f"{record['family']} {level if isinstance(level, str) else describe(level)}",
+                                split, family_key, None,
                                 str(record["item"]) if isinstance(record.get("item"), str) else None))
             continue
         split = record.get("split") if isinstance(record.get("split"), str) else None
