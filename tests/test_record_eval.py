@@ -49,7 +49,8 @@ def cube_record(n: int, level: str, answer: str) -> dict:
     return {"id": rid, "family": "pfp-cube", "level": level, "taskType": "Choice",
             "question": "Which cube does the net fold into?", "questionImg": f"{rid}.png",
             "stepsImgs": [f"{rid}_step{k}.png" for k in (1, 2)], "optionImgs": [f"{rid}_{x}.png" for x in labels],
-            "options": [{"label": x, "error": None if x == answer else "relabelling", "errorDetail": "" if x == answer
+            "options": [{"label": x, "view": f"cube-{n}-{x}", "error": None if x == answer else "relabelling",
+                         "errorDetail": "" if x == answer
                          else {"swapped": ["red", "blue"], "note": CANARIES[2]}} for x in labels],
             "answer": answer, "info": {"net": n, "note": CANARIES[0]}, "native": [{"qid": rid, "note": CANARIES[1]}],
             "countQuestion": "How many faces of the cube are red, and how many blue?",
@@ -380,6 +381,8 @@ def test_vlmevalkit_export_scores_with_foldsim(road, tmp_path, name, task, score
     data = getattr(module, stem.replace("_", ""))(root=str(out))
     parts = data.build_prompt(0)
     assert [p["type"] for p in parts].count("image") == len(expected_images(records(road[name])[0], task))
+    if task == "family-choice":  # the option columns hold each option's content, never its named mistake
+        assert [json.loads(frame[x][0]) for x in "ABCD"] == [{"view": f"cube-1-{x}"} for x in "ABCD"]
     frame.assign(prediction=frame["answer"]).to_csv(out / "right.tsv", sep="\t", index=False)
     assert data.evaluate(str(out / "right.tsv"))[metric][0] == 1.0
     frame.assign(prediction=["I cannot tell"] * len(frame)).to_csv(out / "wrong.tsv", sep="\t", index=False)

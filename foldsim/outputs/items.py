@@ -140,13 +140,17 @@ def answer_object(scorer: str, record: dict) -> dict | str:
 
 def _options(scorer: str, record: dict) -> tuple[tuple[str, str], ...]:
     """The options of a choice or plan-choice item as (label, text): the option's result holes as
-    JSON, or its fold codes."""
+    JSON, or its fold codes; a record family's option (neither) its own content as JSON, without
+    its label and its named mistake (`error`, `errorDetail`)."""
     if scorer not in ("choice", "plan-choice") or not isinstance(record.get("options"), list):
         return ()
     out = []
     for option in record["options"]:
         if "foldingTypes" in option:
             text = ", ".join(code_of_entry(e) for e in option["foldingTypes"])
+        elif "resultHoles" not in option and isinstance(option, dict):
+            text = json.dumps({k: v for k, v in option.items() if k not in ("label", "error", "errorDetail")},
+                              default=str)
         else:
             text = json.dumps(option.get("resultHoles"))
         out.append((str(option.get("label")), text))
