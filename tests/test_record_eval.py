@@ -413,6 +413,7 @@ def test_report_page_shows_the_scores_by_level(road, tmp_path, name, task, score
     assert "accuracy by level" in page or "accuracy-by-level" in page
     if scorer in ("count", "opposite"):
         assert "named values right" in page and "right answer" in page
+    assert "? folds" not in page  # a record family's item has no folds to count
 
 
 # --------------------------------------------------------------------------------------------------

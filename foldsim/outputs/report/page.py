@@ -334,6 +334,8 @@ def item_html(data: ReportData, item: ItemView, media_part: str) -> str:
                f'data-level="{escape(g.get("level", ""))}" data-check="{escape(check)}"{verdicts}')
     tags = [g.get("pattern", "?")] if "pattern" in g or "folds" not in g else []  # family items have no pattern
     tags.append("1 fold" if g.get("folds") == "1" else f'{g.get("folds", "?")} folds')
+    if "pattern" not in g and "folds" not in g and "level" in g:  # a record family's item: no folds to count
+        tags = []
     if "level" in g:
         tags.append(f"level {g['level']}")
     if item.sheet is not None:
