@@ -183,8 +183,8 @@ def score_values(task: str, records: Sequence[object], answers: Iterable, *, sou
     units, errors = [], []
     for index, record in enumerate(records):
         try:
-            unit = score_values_unit(task, record, None, index)
-            units.append(score_values_unit(task, record, by_id.get(unit.id), index))
+            answer = by_id.get(str(record["id"])) if isinstance(record, dict) and "id" in record else None
+            units.append(score_values_unit(task, record, answer, index))
         except InputError as err:
             errors.append(f"{source}: {err}")
     if not units:
