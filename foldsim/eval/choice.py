@@ -29,7 +29,7 @@ ambiguous and omitted ones to N. Breakdowns by action pattern, number of folds, 
 condition; cue reliance = among items with a counterfactual cue and an answer, the share whose
 answer is the option the cue implies (split: rows answering "yes" to it).
 
-Size (~610 lines): extraction, the per-item score and the report's metrics (chance, guessing
+Size (~620 lines): extraction, the per-item score and the report's metrics (chance, guessing
 correction, confusion, cue reliance) of the choice tasks read one answer form and one record form.
 """
 

@@ -54,6 +54,8 @@ relative to the dataset folder; the request writers (foldsim.eval.requests) inli
 or turn them into URLs. A missing media file is an ItemError naming the item and the file, and so
 is a media path that leaves the dataset folder (absolute, or through `..`): a record cannot make a
 request file carry a file from elsewhere on the machine.
+
+Size (~620 lines): the views are this module's one job; every view a template may name is here.
 """
 
 from __future__ import annotations
