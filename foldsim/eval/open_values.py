@@ -217,17 +217,25 @@ def answer_names(task: str, records: Sequence[object]) -> tuple[str, ...]:
     return tuple(names) or (HOLES_NAME,)
 
 
-def score_values_files(task: str, truth_path: str | Path, answers_path: str | Path):
-    """`foldsim score count|opposite TRUTH ANSWERS`: records with `<task>Answer` (or point-hole
-    family records, for count) and any answer file `foldsim score` reads."""
-    from ..io import read_records, read_text
+def load_value_answers(task: str, records: Sequence[object], answers_path: str | Path) -> list:
+    """Every answer of a file (any format `foldsim score` reads), its answer object looked up by
+    the names the records ask for; InputError only when the file cannot be read."""
+    from ..io import read_text
     from .answers import Answer, parse_answer_record, split_answer_text
 
-    records = read_records(truth_path)
     keys = answer_names(task, records)
     path = Path(answers_path)
     rows = split_answer_text(read_text(path), path.stem, jsonl=path.suffix.lower() in (".jsonl", ".ndjson"))
-    answers = [r if isinstance(r, Answer) else parse_answer_record(r, i, keys=keys) for i, r in enumerate(rows)]
+    return [r if isinstance(r, Answer) else parse_answer_record(r, i, keys=keys) for i, r in enumerate(rows)]
+
+
+def score_values_files(task: str, truth_path: str | Path, answers_path: str | Path):
+    """`foldsim score count|opposite TRUTH ANSWERS`: records with `<task>Answer` (or point-hole
+    family records, for count) and any answer file `foldsim score` reads."""
+    from ..io import read_records
+
+    records = read_records(truth_path)
+    answers = load_value_answers(task, records, answers_path)
     report = score_values(task, records, answers, source=str(truth_path))
     report.errors += [f"{answers_path}: {a.id}: {a.reason}" for a in answers if a.unreadable]
     return report

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...errors import InputError
 from ...eval.answers import Answer
-from ...eval.open_values import VALUE_TASKS, answer_names, answer_of, score_values_files
+from ...eval.open_values import VALUE_TASKS, answer_of, load_value_answers, score_values_files
 
 MAX_SHOWN_CHARS = 400
 
@@ -19,13 +19,9 @@ MAX_SHOWN_CHARS = 400
 def score_model(task: str, dataset: Path, path: Path):
     """(Report, answers) of one answers file, the answers read by the names the records ask for;
     InputError when a file cannot be read."""
-    from ...io import read_records, read_text
-    from ...eval.answers import parse_answer_record, split_answer_text
+    from ...io import read_records
 
-    report = score_values_files(task, dataset, path)
-    keys = answer_names(task, read_records(dataset))
-    rows = split_answer_text(read_text(path), path.stem, jsonl=path.suffix.lower() in (".jsonl", ".ndjson"))
-    return report, [r if isinstance(r, Answer) else parse_answer_record(r, i, keys=keys) for i, r in enumerate(rows)]
+    return score_values_files(task, dataset, path), load_value_answers(task, read_records(dataset), path)
 
 
 def shown(values: object) -> str:
