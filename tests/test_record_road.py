@@ -331,11 +331,16 @@ def test_audit_refuses_an_unknown_family_naming_every_one(toy_family, tmp_path):
 # -- help -----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["generate", "audit"])
-def test_the_family_option_lists_every_registered_family(command):
-    done = subprocess.run([sys.executable, "-m", "foldsim", command, "--help"], capture_output=True, text=True,
-                          env={**plugin_env(), "COLUMNS": "400"}, timeout=240)
+@pytest.mark.parametrize("command", ["generate", "audit", None])
+def test_the_overview_and_the_family_option_list_every_registered_family(command):
+    """In a process where the stub families are registered (as a real family registers itself)."""
+    done = subprocess.run([sys.executable, "-m", "foldsim", *([command] if command else []), "--help"],
+                          capture_output=True, text=True, env={**plugin_env(), "COLUMNS": "400"}, timeout=240)
     assert done.returncode == 0, done.stderr
+    if command is None:
+        assert "Benchmark families (generate, audit --family): spatialviz, visfactor, srbench, mentalblackboard, " \
+               "toy or toyyn." in done.stdout
+        return
     [line] = [line for line in done.stdout.splitlines() if "--family " in line and "FAMILY" in line]
     assert "spatialviz, visfactor, srbench, mentalblackboard, toy or toyyn:" in line
 

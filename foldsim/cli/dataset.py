@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from .common import app, check_output_path, err, fail, out, print_json
-from .families import family_names
-from .help import DATASETS, FoldsimCommand
+from .help import DATASETS, FoldsimCommand, family_names
 
 # options shared by the commands that write media (generate, render)
 VideoOption = Annotated[bool, typer.Option("--video", help="3-D folding/unfolding MP4s and the result PNG")]

@@ -8,16 +8,7 @@ from typing import Annotated
 import typer
 
 from .common import EXIT_ITEMS, EXIT_USAGE, app, error, fail, out, print_json
-from .help import DATASETS, FoldsimCommand
-
-
-def family_names() -> str:
-    """Every family `--family` takes, as help texts list them: "a, b, c or d" (the point-hole
-    families, then the record families, in the registry's order)."""
-    from ..families.registry import FAMILIES, RECORD_FAMILIES
-
-    names = [*FAMILIES, *RECORD_FAMILIES]
-    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
+from .help import DATASETS, FoldsimCommand, family_names
 
 
 @app.command(cls=FoldsimCommand, rich_help_panel=DATASETS)
