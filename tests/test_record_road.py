@@ -409,21 +409,26 @@ def test_bad_images_fail_their_item_only_and_never_leave_the_folder(toy_family, 
                        "toy_00005": True, "toy_00006": True}
 
 
-@pytest.mark.parametrize("bad_id", ["../x", "toy_00001"])
-def test_a_family_generating_a_bad_id_is_refused_before_writing(toy_family, tmp_path, monkeypatch, bad_id):
+@pytest.mark.parametrize("field,value,message", [
+    ("id", "../x", "../x: id: toy generated the id '../x': ids must be unique file-name-safe strings"),
+    ("id", "toy_00001", "toy_00001: id: toy generated the id 'toy_00001': ids must be unique file-name-safe strings"),
+    ("level", ["small"], "toy_00002: family: toy generated a record of family 'toy', level ['small']"),
+    ("family", "toyyn", "toy_00002: family: toy generated a record of family 'toyyn', level 'large'"),
+])
+def test_a_family_generating_a_bad_record_is_refused_before_writing(toy_family, tmp_path, monkeypatch, field, value,
+                                                                     message):
     real = TOY.generate
 
     def generate_bad(count, seed, level=None, on_progress=None):
         records = real(count, seed, level, on_progress)
-        records[1]["id"] = bad_id  # unsafe as a file name, or the first item's id again
+        records[1][field] = value  # an id unsafe as a file name or repeated, a level or family not its own
         return records
 
     monkeypatch.setattr(TOY, "generate", generate_bad)
     out = tmp_path / "out"
     done = generate(out)
     assert done.exit_code == EXIT_USAGE
-    assert error_lines(done) == [f"error: {bad_id}: id: toy generated the id {bad_id!r}: ids must be unique "
-                                 "file-name-safe strings"]
+    assert error_lines(done) == [f"error: {message}"]
     assert sorted(files(out)) == []
 
 

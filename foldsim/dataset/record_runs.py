@@ -41,7 +41,8 @@ def check_generated(fam: RecordFamily, records: object, count: int) -> list[dict
             raise InputError(f"{fam.name} generated the id {describe(item_id)}: ids must be unique file-name-safe "
                              "strings", item=item, field="id")
         seen.add(item_id)
-        if record.get("family") != fam.name or record.get("level") not in fam.levels:
+        level = record.get("level")
+        if record.get("family") != fam.name or not isinstance(level, str) or level not in fam.levels:
             raise InputError(f"{fam.name} generated a record of family {describe(record.get('family'))}, level "
                              f"{describe(record.get('level'))}", item=item, field="family")
     return records
@@ -51,7 +52,8 @@ def write_record_run(fam: RecordFamily, out_dir, count: int, seed: int, level: s
                      media: bool = True, splits=(), workers: int = 1, backend: str = "local",
                      address: str | None = None, first_id: int = 1):
     """`generate --family NAME` of a record family (see the module docstring). Returns
-    ({items, native, count, images}, the RenderReport), as `family_runs.write_sampled_run` does."""
+    ({items, native, count, images}, the RenderReport), as `family_runs.write_sampled_run` does.
+    `fam` must be the one registered under its name: the media workers and the splits find it there."""
     if first_id != 1:
         raise InputError(f"is not used with --family {fam.name} (ids are {fam.name}_<n>)", field="--first-id")
     if level is not None:
