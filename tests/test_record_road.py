@@ -176,7 +176,10 @@ def test_worker_processes_write_the_bytes_of_one_worker(reference, tmp_path):
     assert files(out) == files(reference)
 
 
+@pytest.mark.slow  # ~15 s on 2 shared cores (a Ray instance starts): `make fuzz` runs it; `make test` has Ray on
+# the same machinery in tests/test_families_media.py, and a record family's lookup in a worker in the test above
 def test_ray_writes_the_bytes_of_one_local_worker(reference, tmp_path):
+    """Ray workers find the family by its name too (the plugin's environment reaches them)."""
     import ray  # installed with foldsim[ray] (make test installs it): never skipped
 
     with warnings.catch_warnings():  # JAX warns on any fork; Ray starts its processes by fork + exec
