@@ -499,3 +499,19 @@ def test_any_answer_or_truth_scores_or_is_refused_with_a_line(value, prefix, tru
         for response in (prefix + json.dumps({**{k: value for k in truth}, "z": value}), json.dumps(value), prefix):
             metrics = score_item(task, record, response)
             assert metrics["exact_match"] in (0.0, 1.0) and 0.0 <= metrics["fields"] <= 1.0
+
+
+def test_count_on_mentalblackboard_family_items_shows_the_steps_never_the_options(tmp_path):
+    """MentalBlackboard's family items name their steps as a list and a composite question image
+    that shows the options: the count task shows the steps alone (an option is the answer drawn)."""
+    from foldsim.dataset.families import write_family
+    from foldsim.families.registry import family
+
+    write_family(family("mentalblackboard"), tmp_path / "mb", 1, 1, "easy", media=True)
+    dataset = tmp_path / "mb" / "mentalblackboard_items.json"
+    [record] = records(dataset)
+    assert isinstance(record["stepsImg"], list) and record["questionImg"] not in record["stepsImg"]
+    [request] = write_requests_cli(dataset, "count", "chat", tmp_path / "chat.jsonl")
+    _, texts, images = unpack("chat", request)
+    assert [base64.b64decode(i) for i in images] == [(dataset.parent / s).read_bytes() for s in record["stepsImg"]]
+    assert "How many holes" in "\n".join(texts)

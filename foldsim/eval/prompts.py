@@ -383,10 +383,12 @@ def steps_images(ctx: Context) -> list[Part]:
 
 
 def open_images(ctx: Context) -> list[Part]:
-    """The pictures of an open question: a point-hole family record's steps row (`stepsImg`, never
-    the composite that shows the options), else the question image and the step pictures."""
-    if isinstance(ctx.record.get("stepsImg"), str):
-        return [media_part(ctx.root, ctx.record["stepsImg"], ctx.item, "stepsImg")]
+    """The pictures of an open question: a point-hole family record's steps (`stepsImg`, a path or
+    MentalBlackboard's list; never the composite that shows the options), else the question image
+    and the step pictures."""
+    steps = ctx.record.get("stepsImg")
+    if isinstance(steps, str) or (isinstance(steps, list) and steps and all(isinstance(s, str) for s in steps)):
+        return [media_part(ctx.root, source, ctx.item, "stepsImg") for source in ([steps] if isinstance(steps, str) else steps)]
     return [media_part(ctx.root, _path_field(ctx.record, "questionImg", "images"), ctx.item, "questionImg"),
             *steps_images(ctx)]
 
