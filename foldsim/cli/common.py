@@ -14,7 +14,7 @@ from typing import Literal, NoReturn
 import typer
 from rich.console import Console
 
-from .help import FoldsimHelpGroup, VersionOption
+from .help import FoldsimHelpGroup, VersionOption, family_names
 
 
 class Interrupted(Exception):
@@ -35,7 +35,8 @@ class _FoldsimGroup(FoldsimHelpGroup):
 
 
 app = typer.Typer(cls=_FoldsimGroup, no_args_is_help=True,
-                  help="Paper folding & hole punching, exact and batched. Details and examples: foldsim COMMAND --help")
+                  help=f"Paper folding & hole punching, exact and batched. Benchmark families (generate, audit "
+                       f"--family): {family_names()}. Details and examples: foldsim COMMAND --help")
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 

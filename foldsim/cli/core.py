@@ -225,10 +225,13 @@ def enumerate_command(
                       "level; --folds, --lines, --sides, --faces, --punches describe a --sheet family)")
     rules = rules or "physical"
     if family is not None:
-        from ..families.registry import family as family_of
+        from ..families.registry import FAMILIES, family as family_of
 
         try:
             fam = family_of(family)
+            if family not in FAMILIES:  # a record family (cube nets, fold and cut) has no space counted here
+                raise InputError(f"{family} keys its own records; enumerate --family counts the space of "
+                                 f"{', '.join(FAMILIES)}", field="--family")
             levels = [fam.level(level)] if level is not None else list(fam.levels.values())
             bar, advance = counting_bar(f"enumerating {family}", "rows", console=err)
             with bar:

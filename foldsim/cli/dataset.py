@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .common import app, check_output_path, err, fail, out, print_json
-from .help import DATASETS, FoldsimCommand
+from .help import DATASETS, FoldsimCommand, family_names
 
 # options shared by the commands that write media (generate, render)
 VideoOption = Annotated[bool, typer.Option("--video", help="3-D folding/unfolding MP4s and the result PNG")]
@@ -60,9 +60,9 @@ def _worker_count(workers: int | None) -> int:
 def generate(
     out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (JSON, media, manifest)")],
     task: Annotated[str | None, typer.Option("--task", metavar="TASK", help="prediction, planning, generalization, backward, choice, split or plan-choice")] = None,
-    family: Annotated[str | None, typer.Option("--family", metavar="FAMILY", help="spatialviz, visfactor, srbench or "
-                                               "mentalblackboard: that benchmark's multiple-choice items in its own format and in "
-                                               "foldsim's family item format (docs/families.md)")] = None,
+    family: Annotated[str | None, typer.Option("--family", metavar="FAMILY", help=f"{family_names()}: that "
+                                               "benchmark's items in its own format and in foldsim's family item "
+                                               "format (docs/families.md)")] = None,
     group: Annotated[list[str] | None, typer.Option(
         "--group", help="structure group, e.g. two_step_with_rotation (repeatable; default: every group the task allows)")] = None,
     count: Annotated[int, typer.Option(
@@ -112,9 +112,9 @@ def generate(
     """Generate a dataset of new items, with the media asked for.
 
     --task writes a MentalBlackboard-format dataset by structure group; --family writes a peer
-    benchmark's multiple-choice items in its own format and in foldsim's family format
-    (foldsim.families, docs/families.md). Run the same command again to resume: finished items
-    are kept.
+    benchmark's items (multiple-choice or yes/no) in its own format and in foldsim's family format
+    (foldsim.families, docs/families.md), with --splits keyed under the family's symmetries.
+    Run the same command again to resume: finished items are kept.
 
     Exit codes:
       0  every item and its media are written
@@ -127,7 +127,7 @@ def generate(
     """
     if family is not None:
         if task is not None:
-            fail(f"--task: not used with --family (generate --family {family} writes that family's multiple-choice "
+            fail(f"--task: not used with --family (generate --family {family} writes that family's "
                  "items; --task writes a MentalBlackboard task)")
         from ..limits import FAMILY_ITEM_BYTES
         from .core import refuse_unused

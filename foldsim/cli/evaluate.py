@@ -13,7 +13,7 @@ from .help import EVALUATE, SPACES, FoldsimCommand
 
 @app.command(cls=FoldsimCommand, rich_help_panel=EVALUATE)
 def score(
-    task: Annotated[str, typer.Argument(help="prediction, backward, text, generalization, planning, choice, split or plan-choice")],
+    task: Annotated[str, typer.Argument(help="prediction, backward, text, generalization, planning, choice, split (yes/no rows and a record family's yes/no items), plan-choice, holes, count or opposite")],
     truth: Annotated[Path, typer.Argument(help="ground-truth MentalBlackboard file (JSON array or JSONL)")],
     answers: Annotated[Path, typer.Argument(help="model answers: JSON, JSONL, provider batch output or raw text")],
     compat: Annotated[str | None, typer.Option("--compat", metavar="SCORER", help="reproduce a reference scorer: mentalblackboard (top-level prediction_scoring.py) or mentalblackboard-scoring-dir (scoring/prediction_scoring.py)")] = None,
@@ -24,8 +24,9 @@ def score(
     """Score model answers against the ground truth.
 
     Open-ended tasks get the paper's metrics, scored correctly (--compat reproduces a reference
-    scorer's numbers); choice tasks get accuracy, chance and the error-model confusion. Wrong
-    answers are results, not errors.
+    scorer's numbers); choice tasks get accuracy, chance and the error-model confusion; count and
+    opposite (record families) exact match overall and per named value. Wrong answers are
+    results, not errors.
 
     Exit codes:
       0  every answer is scored

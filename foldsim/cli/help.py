@@ -1,7 +1,8 @@
 """How the command line explains itself: the panels that group the commands in `foldsim --help`, the
 command class that reads a command's docstring (a one-sentence summary for the overview, the full
 description, then `Exit codes:` and `Examples:` sections printed after the options), conventional
-metavars (FILES..., PATH, INTEGER, FLOAT, TEXT, [a|b|c]; none on flags) and `--version`.
+metavars (FILES..., PATH, INTEGER, FLOAT, TEXT, [a|b|c]; none on flags), the families every
+`--family` help and the overview list (`family_names`) and `--version`.
 
 A command's docstring is the one source of its help, of docs/cli.md (`foldsim.cli.manual`) and of the
 examples the tests run:
@@ -145,6 +146,16 @@ def parse_doc(doc: str | None) -> CommandDoc:
             examples.append((line.strip(),))
             indent = depth
     return CommandDoc(summary, tuple(paragraphs), tuple(exit_codes), tuple(examples))
+
+
+def family_names() -> str:
+    """Every family `--family` takes, as the overview and the help texts list them: "a, b, c or d"
+    (the point-hole families, then the record families, in the registry's order), so a family
+    registered in foldsim.families.registry is listed everywhere without a line here."""
+    from ..families.registry import FAMILIES, RECORD_FAMILIES
+
+    names = [*FAMILIES, *RECORD_FAMILIES]
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 # -- conventional metavars -------------------------------------------------------------------------

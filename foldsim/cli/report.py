@@ -13,8 +13,9 @@ from .common import app, check_output_path, err, fail, item_errors, items_exit_c
 from .help import EVALUATE, FoldsimCommand
 
 TaskOption = Annotated[str | None, typer.Option(
-    "--task", metavar="TASK", help="prediction, backward, text, generalization, planning, choice, split, plan-choice "
-                   "or holes (default: from the records; text and holes (family records, open-ended) must be named)")]
+    "--task", metavar="TASK", help="prediction, backward, text, generalization, planning, choice, split, plan-choice, "
+                   "holes, count or opposite (default: from the records; text, holes, count and opposite (family "
+                   "records, open-ended) must be named)")]
 DrawLimitOption = Annotated[int, typer.Option(
     "--draw-limit", help="draw missing step images when the page holds at most this many items")]
 MaxItemsOption = Annotated[int, typer.Option(

@@ -16,9 +16,10 @@ from ..errors import InputError
 #: the record fields naming 3-D assets, in the published order (formats §1.2)
 ASSET_FIELDS = ("foldingVideo", "foldingFramesDir", "unfoldingVideo", "unfoldingFramesDir", "resultImg")
 #: the record fields naming image files (a path or a list of paths, relative to the dataset folder):
-#: family items' question, steps and option images (foldsim.dataset.family_media), and the choice tasks'
-#: question, option, target and cue images (foldsim.render.choice.record_media)
-IMAGE_FIELDS = ("questionImg", "stepsImg", "optionImgs", "optionImg", "targetImg", "cueImg")
+#: family items' question, steps and option images (foldsim.dataset.family_media; a record family's
+#: step pictures are a list, `stepsImgs`), and the choice tasks' question, option, target and cue
+#: images (foldsim.render.choice.record_media)
+IMAGE_FIELDS = ("questionImg", "stepsImg", "stepsImgs", "optionImgs", "optionImg", "targetImg", "cueImg")
 #: every field that says which media files an item has: a record lists one only once they are there
 MEDIA_FIELDS = (*ASSET_FIELDS, *IMAGE_FIELDS)
 

@@ -17,6 +17,10 @@ planning item, else the configuration key), so it is deterministic, independent 
 the records and, for an item linked to no other, a function of its own canonical key alone: two
 datasets generated separately with the same --splits put a shared problem in the same split.
 Overlap reports every item of A linked to an item of B.
+
+A benchmark family's record is keyed by its general item under the rectangle's symmetries; a record
+family's (`RECORD_FAMILIES`: cube nets, fold and cut) by its family's `split_key`, which is equal for
+items that are the same up to the family's symmetries (a net's rotations and reflections, a sheet's).
 """
 
 from __future__ import annotations
@@ -30,9 +34,9 @@ from pathlib import Path
 
 from ..codes import is_rotation
 from ..config import Config
-from ..errors import InputError
+from ..errors import InputError, describe
 from ..holes import parse_holes
-from ..io import read_records
+from ..io import read_records, record_name
 from .canonical import configuration_keys, target_keys
 
 MOD_SUFFIX = "_mod"
@@ -124,7 +128,15 @@ def item_keys(records: Sequence[object]) -> tuple[list[ItemKeys | None], list[In
             errors.append(InputError(f"a record must be an object, got {type(record).__name__}", item=f"item {index}"))
             parsed.append(None)
             continue
-        item = str(record["id"]) if isinstance(record.get("id"), (str, int)) else f"item {index}"
+        item = record_name(record, index)
+        record_family = _record_family(record)
+        if record_family is not None:  # a record family's record: its own key (RecordFamily.split_key)
+            try:
+                parsed.append((item, record, None, None, record_split_key(record_family, record, item)))
+            except InputError as err:
+                errors.append(err)
+                parsed.append(None)
+            continue
         family_item = (record.get("itemRecord") if isinstance(record.get("item"), str) else record.get("item")) \
             if isinstance(record.get("family"), str) else None
         if isinstance(family_item, dict):  # a benchmark family's record: its general item, canonical
@@ -173,7 +185,9 @@ def item_keys(records: Sequence[object]) -> tuple[list[ItemKeys | None], list[In
         task = record_task(record)
         if family_key is not None:
             split = record.get("split") if isinstance(record.get("split"), str) else None
-            out.append(ItemKeys(item, task, f"{record['family']} {record.get('level')}", split, family_key, None,
+            level = record.get("level")  # words from the data: any value, printed short and safely
+            out.append(ItemKeys(item, task, f"{record['family']} {level if isinstance(level, str) else describe(level)}",
+                                split, family_key, None,
                                 str(record["item"]) if isinstance(record.get("item"), str) else None))
             continue
         split = record.get("split") if isinstance(record.get("split"), str) else None
@@ -183,6 +197,33 @@ def item_keys(records: Sequence[object]) -> tuple[list[ItemKeys | None], list[In
                             next(config_keys) if config is not None else None,
                             next(target_key_list) if target is not None else None, pair))
     return out, errors
+
+
+def _record_family(record: dict):
+    """The record family (`RECORD_FAMILIES`) a record names, or None."""
+    from ..families.registry import RECORD_FAMILIES
+
+    name = record.get("family")
+    return RECORD_FAMILIES.get(name) if isinstance(name, str) else None
+
+
+def record_split_key(fam, record: dict, item: str) -> str:
+    """A record family's key of a record (`RecordFamily.split_key`: equal for items equal under the
+    family's symmetries), prefixed with the family's name; InputError naming the item when the record
+    cannot be keyed (a family's own failure on it is one internal-error line; FOLDSIM_DEBUG=1 raises)."""
+    from ..errors import debugging, internal_error_text
+
+    try:
+        key = fam.split_key(record)
+    except InputError as err:
+        raise err.at(item=item) from None
+    except Exception as err:  # noqa: BLE001  (one record's failure is that record's)
+        if debugging():
+            raise
+        raise InputError(internal_error_text(err), item=item) from None
+    if not isinstance(key, str):
+        raise InputError(f"{fam.name}'s split key is {type(key).__name__}, not a string", item=item)
+    return f"{fam.name}:{key}"
 
 
 # -- linking and split assignment ----------------------------------------------------------------------

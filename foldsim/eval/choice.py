@@ -21,14 +21,15 @@ wrong; no answer at all (an empty, unreadable or error response, or a missing on
 1/K (plan-choice: m/K with m right options); the psychometric correction for guessing
 R - W/(K - 1), summed over items (plan-choice: R - Σ W·m/(K - m), whose expectation under
 guessing is 0 too), omitted answers counting neither way, and the same divided by N. Split: row
-accuracy (chance 1/2) and item accuracy (all K rows right; chance the mean of 2^-K). The confusion
+accuracy (chance 1/2) and item accuracy (all K rows right; chance the mean of 2^-K); a record
+family's yes/no record (taskType "YesNo", STARE) is a row that is its own item. The confusion
 table counts, for every error model, how often an option of that model was offered and how often
 it was chosen (split: answered "yes"); its `chosen` column adds up with the right answers,
 ambiguous and omitted ones to N. Breakdowns by action pattern, number of folds, level and cue
 condition; cue reliance = among items with a counterfactual cue and an answer, the share whose
 answer is the option the cue implies (split: rows answering "yes" to it).
 
-Size (~610 lines): extraction, the per-item score and the report's metrics (chance, guessing
+Size (~620 lines): extraction, the per-item score and the report's metrics (chance, guessing
 correction, confusion, cue reliance) of the choice tasks read one answer form and one record form.
 """
 
@@ -310,6 +311,8 @@ def truth_of(task: str, record: object, index: int) -> ChoiceTruth:
         answer = record.get("answer")
         if answer not in YES_NO:
             raise InputError(f"must be yes or no, got {answer!r}", item=item, field="answer")
+        if record.get("taskType") == "YesNo":  # a record family's yes/no item: a row that is its own item
+            return ChoiceTruth(item, "", frozenset([answer]), {}, groups, kind, implied, item)
         option = record.get("option")
         if not isinstance(option, str):
             raise InputError("missing", item=item, field="option")

@@ -17,7 +17,9 @@ def score_item(task: str, truth_record: dict, response_text: str | list | None) 
     exact_match (1.0 or 0.0), partial, field_<f> for every field the task scores, extra_rate and
     missing_rate (1.0 when the answer lists an unmatched hole / misses a truth hole),
     unfolding_exact and unfolding_steps (prediction, backward, text), valid_plan_rate (planning),
-    and answer_parsed (1.0 when an answer object was found in the text). Ratios whose
+    and answer_parsed (1.0 when an answer object was found in the text); count and opposite
+    (foldsim.eval.open_values): exact_match, fields (the share of names right), field_<name>,
+    answer_parsed. Ratios whose
     denominator is zero (an empty truth answered with an empty list) count as 1.0.
 
     `response_text` is the model's text (a list of chat messages is read as TRL hands completions
@@ -35,10 +37,15 @@ def score_item(task: str, truth_record: dict, response_text: str | list | None) 
         from .holes import score_holes_item
 
         return score_holes_item(truth_record, response_text)
+    from .open_values import VALUE_TASKS, score_values_item
+
+    if task in VALUE_TASKS:  # named exact values (foldsim.eval.open_values)
+        return score_values_item(task, truth_record, response_text)
     if task not in TASKS:
         from ..errors import InputError
 
-        raise InputError(f"unknown task {task!r} (expected one of {', '.join((*TASKS, *CHOICE_TASKS))})", field="task")
+        raise InputError(f"unknown task {task!r} (expected one of {', '.join((*TASKS, *CHOICE_TASKS, 'holes', *VALUE_TASKS))})",
+                         field="task")
     truth = truth_item(truth_record, 0)
     answer = replace(answer_of_completion(response_text), id=truth.id)
     report = score_default(task, [truth], [answer])

@@ -31,6 +31,14 @@ Views (see VIEWS; `example_*` views show the paired original of a generalization
                                 "Option A:", ..., when its question image is the steps row alone
                                 (VisFactor); nothing when the question image is a composite that
                                 shows the options (SpatialViz, SRBench, MentalBlackboard)
+                                or a record family's, where it names them (its record has no
+                                `stepsImg`)
+    steps_images                a record family's step pictures (`stepsImgs`), nothing without them
+    open_images                 an open question's pictures: `stepsImg` (point-hole families), else
+                                `questionImg` and `stepsImgs`
+    count_question, opposite_question
+                                the open task's question and its answer form (names, never values;
+                                a point-hole record's count question is worded from its sheet)
 
 No leak: every view declares the record fields it shows, and a template that uses a view showing
 one of its task's `answer_fields` is refused (TemplateError) before any prompt is built. The
@@ -46,6 +54,8 @@ relative to the dataset folder; the request writers (foldsim.eval.requests) inli
 or turn them into URLs. A missing media file is an ItemError naming the item and the file, and so
 is a media path that leaves the dataset folder (absolute, or through `..`): a record cannot make a
 request file carry a file from elsewhere on the machine.
+
+Size (~620 lines): the views are this module's one job; every view a template may name is here.
 """
 
 from __future__ import annotations
@@ -334,9 +344,14 @@ def option_images(ctx: Context) -> list[Part]:
     """A family item's option images (`optionImgs`), each after its label, when its question image
     is its steps image alone (VisFactor, whose options are asked one by one); nothing when the
     question image is a composite that already shows them (SpatialViz, SRBench, MentalBlackboard's
-    family items, which list their option images too)."""
+    family items, which list their option images too). A record family's record (no `stepsImg`;
+    its steps, if any, are `stepsImgs`) shows its question alone: its `optionImgs`, where it names
+    them, follow labelled."""
     question = ctx.record.get("questionImg")
-    if question is None or question != ctx.record.get("stepsImg"):
+    record_family = "stepsImg" not in ctx.record
+    if record_family and ctx.record.get("optionImgs") is None:
+        return []
+    if not record_family and (question is None or question != ctx.record.get("stepsImg")):
         return []
     images = ctx.record.get("optionImgs")
     if images is None:
@@ -352,6 +367,50 @@ def option_images(ctx: Context) -> list[Part]:
 
 
 VIEWS["option_images"] = View("option_images", frozenset({"optionImgs"}), option_images)
+
+MAX_STEP_IMAGES = 64
+
+
+def steps_images(ctx: Context) -> list[Part]:
+    """A record family's step pictures (`stepsImgs`, a list: a net's fold steps), in order;
+    nothing when the record names none (every point-hole family record)."""
+    images = ctx.record.get("stepsImgs")
+    if images is None:
+        return []
+    if not isinstance(images, list) or len(images) > MAX_STEP_IMAGES or not all(isinstance(s, str) and s for s in images):
+        raise ItemError(f"must be a list of at most {MAX_STEP_IMAGES} image paths", item=ctx.item, field="stepsImgs")
+    return [media_part(ctx.root, source, ctx.item, f"stepsImgs[{k}]") for k, source in enumerate(images)]
+
+
+def open_images(ctx: Context) -> list[Part]:
+    """The pictures of an open question: a point-hole family record's steps (`stepsImg`, a path or
+    MentalBlackboard's list; never the composite that shows the options), else the question image
+    and the step pictures."""
+    steps = ctx.record.get("stepsImg")
+    if isinstance(steps, str) or (isinstance(steps, list) and steps and all(isinstance(s, str) for s in steps)):
+        return [media_part(ctx.root, source, ctx.item, "stepsImg") for source in ([steps] if isinstance(steps, str) else steps)]
+    return [media_part(ctx.root, _path_field(ctx.record, "questionImg", "images"), ctx.item, "questionImg"),
+            *steps_images(ctx)]
+
+
+def _open_question(task: str) -> Callable[[Context], list[Part]]:
+    def render(ctx: Context) -> list[Part]:
+        from .open_values import open_question
+
+        try:
+            return [text_part(open_question(task, ctx.record))]
+        except InputError as err:
+            raise ItemError(err.message, item=ctx.item, field=err.field) from None
+    return render
+
+
+VIEWS.update({view.name: view for view in (
+    View("steps_images", frozenset({"stepsImgs"}), steps_images),
+    View("open_images", frozenset({"stepsImg", "questionImg", "stepsImgs"}), open_images),
+    # the question and the answer's names (never its values: the view does not show `<task>Answer`)
+    View("count_question", frozenset({"countQuestion"}), _open_question("count")),
+    View("opposite_question", frozenset({"oppositeQuestion"}), _open_question("opposite")),
+)})
 
 
 def view_named(name: str, where: str) -> View:

@@ -534,6 +534,13 @@ def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, 
         from .holes import score_holes_files
 
         return score_holes_files(truth_path, answers_path)
+    from .open_values import VALUE_TASKS, score_values_files
+
+    if task in VALUE_TASKS:  # named exact values of the record families (foldsim.eval.open_values)
+        if compat is not None:
+            raise InputError(f"the reference has no {task} task, so there is no reference scorer to reproduce",
+                             field="--compat")
+        return score_values_files(task, truth_path, answers_path)
     if task in CHOICE_TASKS:
         if compat is not None:
             raise InputError(f"the reference has no {task} task, so there is no reference scorer to reproduce",

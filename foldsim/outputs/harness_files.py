@@ -5,6 +5,7 @@ the templates in foldsim/outputs/harness/."""
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -13,7 +14,7 @@ from string import Template
 from ..io import atomic_write_text, read_bounded
 from .hf import preset_name, write_hf
 from .items import (
-    LMMS_DIR, LOWER_IS_BETTER, ExportItem, _by_split, _video_path, config_name, evaluated_split, metric_names,
+    LMMS_DIR, LOWER_IS_BETTER, PEER_TASKS, ExportItem, _by_split, _video_path, config_name, evaluated_split, metric_names,
 )
 
 def _b64(path: Path) -> str:
@@ -110,8 +111,25 @@ def write_lmms_eval(items: Sequence[ExportItem], out: Path, config: str, scorer:
     test_split = evaluated_split(list(splits))
     metric_list = "\n".join(f"  - metric: {m}\n    aggregation: mean\n    higher_is_better: {str(m not in LOWER_IS_BETTER).lower()}"
                             for m in metrics)
+    task, generation = lmms_task_shape(items, config)
     yaml_text = Template(_resource("lmms_eval_task.yaml.tmpl")).substitute(
-        TASK=f"foldsim_{config}", CONFIG=config, TEST_SPLIT=test_split, METRICS=metric_list)
-    atomic_write_text(out / LMMS_DIR / f"foldsim_{config}.yaml", yaml_text)
+        TASK=task, CONFIG=config, TEST_SPLIT=test_split, METRICS=metric_list, GENERATION=generation)
+    atomic_write_text(out / LMMS_DIR / f"{task}.yaml", yaml_text)
     atomic_write_text(out / LMMS_DIR / "utils.py", _resource("lmms_eval_utils.py.tmpl"))
-    return splits, [*files, f"{LMMS_DIR}/foldsim_{config}.yaml", f"{LMMS_DIR}/utils.py"], test_split
+    return splits, [*files, f"{LMMS_DIR}/{task}.yaml", f"{LMMS_DIR}/utils.py"], test_split
+
+
+#: lmms-eval's generation settings: foldsim's, and a peer task's where the export is its family's
+GENERATION = "  max_new_tokens: 4096\n  temperature: 0\n  do_sample: false"
+PEER_GENERATION = {"stare_folding_nets": "  max_new_tokens: 8192\n  temperature: 0.0\n  top_p: 1.0\n  num_beams: 1\n"
+                                         "  do_sample: false"}
+
+
+def lmms_task_shape(items: Sequence[ExportItem], config: str) -> tuple[str, str]:
+    """The lmms-eval task name and generation settings of an export: `foldsim_<config>`, or, when
+    every item is of a family with a peer task (STARE), `foldsim_<peer task>` (foldsim_stare_folding_nets)
+    with the peer's generation settings (its rows carry the peer's document fields too)."""
+    families = {json.loads(item.record).get("family") for item in items}
+    if len(families) == 1 and (peer := PEER_TASKS.get(next(iter(families)))):
+        return f"foldsim_{peer}", PEER_GENERATION[peer]
+    return f"foldsim_{config}", GENERATION

@@ -14,8 +14,14 @@ from ..io import atomic_write_bytes, atomic_write_text, read_bounded
 from ..dataset.levels import PRESETS
 from .items import CARD_TAG, LICENSE, SHARD_ROWS, ExportItem, _by_split, _video_path
 
-def hf_features():
-    """The declared columns of the Parquet shards (`datasets` features)."""
+def doc_fields(items: Sequence[ExportItem]) -> tuple[str, ...]:
+    """The peer document fields the items carry (foldsim.outputs.items.peer_doc), in order."""
+    return tuple(dict.fromkeys(name for item in items for name, _ in item.doc))
+
+
+def hf_features(extra: Sequence[str] = ()):
+    """The declared columns of the Parquet shards (`datasets` features); `extra`: a peer task's
+    own document fields (strings), after foldsim's."""
     from datasets import Features, Image, Value
 
     try:
@@ -26,14 +32,17 @@ def hf_features():
     return Features({"id": Value("string"), "task": Value("string"), "modality": Value("string"),
                      "scorer": Value("string"), "group": Value("string"), "level": Value("int32"),
                      "split": Value("string"), "images": List(Image()), "video": Value("string"),
-                     "question": Value("string"), "answer": Value("string"), "record": Value("string")})
+                     "question": Value("string"), "answer": Value("string"), "record": Value("string"),
+                     **{name: Value("string") for name in extra}})
 
 
-def _hf_row(item: ExportItem) -> dict:
+def _hf_row(item: ExportItem, extra: Sequence[str] = ()) -> dict:
+    doc = dict(item.doc)
     return {"id": item.id, "task": item.task, "modality": item.modality, "scorer": item.scorer, "group": item.group,
             "level": item.level, "split": item.split,
             "images": [{"bytes": read_bounded(p), "path": p.name} for p in item.images],
-            "video": _video_path(item), "question": item.question, "answer": item.answer, "record": item.record}
+            "video": _video_path(item), "question": item.question, "answer": item.answer, "record": item.record,
+            **{name: doc.get(name) for name in extra}}
 
 
 def _copy_videos(items: Sequence[ExportItem], out: Path) -> list[str]:
@@ -77,7 +86,8 @@ def check_card_folder(out: Path) -> None:
 
 def _write_hf(items, out, config, on_item, Dataset) -> tuple[dict[str, int], list[str]]:
     check_card_folder(out)
-    features = hf_features()
+    extra = doc_fields(items)
+    features = hf_features(extra)
     folder = out / "data" / config
     written: list[str] = []
     splits: dict[str, int] = {}
@@ -88,7 +98,7 @@ def _write_hf(items, out, config, on_item, Dataset) -> tuple[dict[str, int], lis
         shards = max(1, -(-len(members) // SHARD_ROWS))
         for k in range(shards):
             chunk = members[k * SHARD_ROWS : (k + 1) * SHARD_ROWS]
-            rows = [_hf_row(i) for i in chunk]
+            rows = [_hf_row(i, extra) for i in chunk]
             buffer = io.BytesIO()
             table = Dataset.from_list(rows, features=features)
             sizes[split] += table.data.nbytes
@@ -123,7 +133,7 @@ def dataset_card(out: Path, config: str, splits: dict[str, int], items: Sequence
     the Parquet files), then a short description."""
     import yaml
 
-    features = hf_features()._to_yaml_list()
+    features = hf_features(doc_fields(items))._to_yaml_list()
     configs, infos = _existing_card(out / "README.md")
     configs[config] = {"config_name": config, "data_files": [{"split": s, "path": f"data/{config}/{s}-*.parquet"}
                                                               for s in splits]}

@@ -63,6 +63,7 @@ class ExportItem:
     video: Path | None = None
     video_source: str | None = None  # the video's path relative to the dataset folder
     options: tuple[tuple[str, str], ...] = ()  # choice tasks: (label, the option as text)
+    doc: tuple[tuple[str, str], ...] = ()  # a peer task's own document fields (STARE: qid, category)
 
 
 @dataclass
@@ -125,6 +126,10 @@ def answer_object(scorer: str, record: dict) -> dict | str:
         from ..eval.holes import HOLES_KEY, answer_pairs
 
         return {HOLES_KEY: answer_pairs(record)}
+    from ..eval.open_values import VALUE_TASKS, answer_of
+
+    if scorer in VALUE_TASKS:  # record families' named values (foldsim.eval.open_values)
+        return answer_of(scorer, record)
     if scorer == "planning":
         return {"folds": [code_of_entry(e) for e in record.get("foldingTypes") or []], "holes": record.get("initialHoles") or []}
     answer = {k: record[k] for k in ANSWER_FIELDS.get(scorer, ()) if k in record}
@@ -135,17 +140,34 @@ def answer_object(scorer: str, record: dict) -> dict | str:
 
 def _options(scorer: str, record: dict) -> tuple[tuple[str, str], ...]:
     """The options of a choice or plan-choice item as (label, text): the option's result holes as
-    JSON, or its fold codes."""
+    JSON, or its fold codes; a record family's option (neither) its own content as JSON, without
+    its label and its named mistake (`error`, `errorDetail`)."""
     if scorer not in ("choice", "plan-choice") or not isinstance(record.get("options"), list):
         return ()
     out = []
     for option in record["options"]:
         if "foldingTypes" in option:
             text = ", ".join(code_of_entry(e) for e in option["foldingTypes"])
+        elif "resultHoles" not in option and isinstance(option, dict):
+            text = json.dumps({k: v for k, v in option.items() if k not in ("label", "error", "errorDetail")},
+                              default=str)
         else:
             text = json.dumps(option.get("resultHoles"))
         out.append((str(option.get("label")), text))
     return tuple(out)
+
+
+#: the families whose exports also carry their peer's lmms-eval document fields and task shape
+#: (STARE's `stare_folding_nets`: qid, question, images, answer, category)
+PEER_TASKS = {"stare": "stare_folding_nets"}
+
+
+def peer_doc(record: dict) -> tuple[tuple[str, str], ...]:
+    """The peer task's own document fields of a record family's row (STARE: `qid` and `category`,
+    the record's id and level, so STARE's per-category accuracy is foldsim's per-level one)."""
+    if record.get("family") not in PEER_TASKS:
+        return ()
+    return (("qid", str(record["id"])), ("category", str(record.get("level"))))
 
 
 def is_family_record(record: object) -> bool:
@@ -178,6 +200,7 @@ def _item(prompt, record: dict, example: dict | None, root: Path, level: int | N
     InputError when the record is not a readable item: its folds, punches or truth)."""
     from ..config import Config
     from ..eval.choice import truth_of
+    from ..eval.open_values import VALUE_TASKS, truth_values
     from ..eval.score_base import truth_item
 
     scorer = prompt.task.score or prompt.task.name
@@ -190,6 +213,8 @@ def _item(prompt, record: dict, example: dict | None, root: Path, level: int | N
         from ..eval.holes import truth_pairs
 
         truth_pairs(record)
+    elif scorer in VALUE_TASKS:
+        truth_values(scorer, record)
     else:
         truth_item(record, 0)
     [message] = [m for m in prompt.messages(record, dataset_dir=root, example=example) if m.role == "user"]
@@ -211,7 +236,7 @@ def _item(prompt, record: dict, example: dict | None, root: Path, level: int | N
     return ExportItem(str(record["id"]), prompt.task.name, prompt.modality, scorer, group,
                       level, str(record.get("split") or DEFAULT_SPLIT), "\n".join(text),
                       answer if isinstance(answer, str) else json.dumps(answer), json.dumps(record), tuple(images),
-                      video, source, _options(scorer, record))
+                      video, source, _options(scorer, record), peer_doc(record))
 
 
 def export_items(dataset: str | Path, task: str, modality: str, *, templates=None, workers: int = 1,
@@ -274,6 +299,16 @@ def score_predictions(scorer: str, records: Sequence[dict], responses: Sequence[
         answers = [replace(answer_of_completion(response, i), id=str(r.get("id")))
                    for i, (r, response) in enumerate(zip(records, responses))]
         return score_holes(records, answers).to_dict()
+    from ..eval.open_values import VALUE_TASKS
+
+    if scorer in VALUE_TASKS:  # record families' named values
+        from ..eval.answers import answer_of_completion
+        from ..eval.open_values import answer_names, score_values
+
+        keys = answer_names(scorer, records)
+        answers = [replace(answer_of_completion(response, i, keys=keys), id=str(r.get("id")))
+                   for i, (r, response) in enumerate(zip(records, responses))]
+        return score_values(scorer, records, answers).to_dict()
     if scorer in CHOICE_TASKS:
         from ..eval.choice import parse_choice_answer, score_choice, truth_of
 

@@ -10,7 +10,8 @@ requirements are unchanged):
 - dslow:   `datasets` at the lowest version pyproject.toml declares + foldsim
 
 Then, on one small generated prediction set (train / validation / test items; images, video):
-lmms_check.py (TaskManager and CLI with a recording chat model, on a moved export), vlmeval_check.py
+lmms_check.py (TaskManager and CLI with a recording chat model, on a moved export),
+lmms_record_check.py (a record family's yes/no items exported in STARE's task shape), vlmeval_check.py
 (dataset building and run.py against a loopback OpenAI-compatible server, a plain chat model and
 the InternVL3 adapter that has its own prompt builder), trl_check.py (TRL's own reward call) and
 datasets_check.py (export and load at the lower bound). A harness that cannot be installed is a
@@ -194,6 +195,7 @@ def harness_lmms(work: Path) -> None:
     exports.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(work / "lmms-first"), exports)  # a moved export must load
     check_script(python, "lmms_check.py", exports, data, work / "lmms-run")
+    check_script(python, "lmms_record_check.py", work / "lmms-record")  # a record family in STARE's shape
 
 
 def harness_vlmeval(work: Path) -> None:

@@ -20,6 +20,7 @@ from ...io import read_records
 from ...simulate import simulate
 from ...eval.answers import Answer, PredictedHole, index_answers, load_answers
 from ...eval.score_base import TASKS, ItemScore, Report, TruthItem, answer_for, load_truth, truth_item
+from ...eval.open_values import VALUE_TASKS
 from ...eval.scoring import score_files
 from ...tasks import CHOICE_TASKS
 from .choices import TASK_OF_TYPE, cue_line, option_views, plan_option_holes
@@ -34,9 +35,9 @@ GROUPINGS = {"pattern": "action pattern", "folds": "number of folds", "rotation"
              "fb": "fold sides (F = in front, B = behind)", "cue": "cue condition"}
 #: the open-ended task of benchmark family records (foldsim.eval.holes)
 HOLES_TASK = "holes"
-#: every task a report scores: the open-ended ones (foldsim.eval.scoring), the choice tasks and
-#: the family records' open-ended holes
-REPORT_TASKS = (*TASKS, *CHOICE_TASKS, HOLES_TASK)
+#: every task a report scores: the open-ended ones (foldsim.eval.scoring), the choice tasks, the
+#: family records' open-ended holes and the record families' named values (count, opposite)
+REPORT_TASKS = (*TASKS, *CHOICE_TASKS, HOLES_TASK, *VALUE_TASKS)
 #: how much raw model text an item shows for an unreadable answer
 @dataclass(frozen=True)
 class ModelRun:
@@ -170,10 +171,11 @@ def model_names(paths: Sequence[Path], names: Sequence[str] | None, answers: Seq
 
 def load_models(dataset: Path, task: str, paths: Sequence[Path], names: Sequence[str] | None) -> list[ModelRun]:
     """Score every answers file; InputError (naming the file) when one cannot be read at all."""
-    from . import choices, family
+    from . import choices, family, values
 
     scored = [choices.score_model(task, dataset, p) if task in CHOICE_TASKS else family.score_model(dataset, p)
-              if task == HOLES_TASK else (score_files(task, dataset, p), load_answers(p)) for p in paths]
+              if task == HOLES_TASK else values.score_model(task, dataset, p) if task in VALUE_TASKS
+              else (score_files(task, dataset, p), load_answers(p)) for p in paths]
     truth = load_truth(dataset, task).items if task == "planning" else []
     runs = []
     for name, path, (report, file_answers) in zip(model_names(paths, names, [a for _, a in scored]), paths, scored):
@@ -265,7 +267,8 @@ def build_report(dataset: str | Path, answers: Sequence[str | Path] = (), *, tas
     groups = [_groups(by_id.get(item.id)) for item in models[0].report.items] if models else []
     data = ReportData(dataset, task, models, groups, [], 0)
     # family records are checked by `foldsim audit`, not by the MentalBlackboard simulator
-    checks, results = ([None] * len(records), [None] * len(records)) if task == HOLES_TASK else check_all(records)
+    unchecked = task in (HOLES_TASK, *VALUE_TASKS)
+    checks, results = ([None] * len(records), [None] * len(records)) if unchecked else check_all(records)
     plan_holes = plan_option_holes(records) if task == "plan-choice" else {}
     for index, record in enumerate(records):
         result_holes = results[index].holes if results[index] is not None else ()
@@ -306,6 +309,10 @@ def _item_view(task: str, index: int, record: object, check: ItemCheck | None, r
         from . import family
 
         return family.item_view(index, item_id, record, models)
+    if task in VALUE_TASKS:
+        from . import values
+
+        return values.item_view(task, index, item_id, record, models)
     if is_family_record(record) and task in CHOICE_TASKS:
         return _family_item_view(task, index, item_id, record, models)
     try:
@@ -332,7 +339,9 @@ def _family_item_view(task: str, index: int, item_id: str, record: dict, models:
     from .family import family_groups
 
     groups = family_groups(record)
-    if task == "split":
+    if task == "split" and record.get("taskType") == "YesNo":  # a record family's yes/no item: no option
+        options = ()
+    elif task == "split":
         right = record.get("answer")
         options = (OptionView(str(record.get("option")), record.get("error"), right == "yes", (),
                               str(record.get("error") or "the unfolded sheet")),)

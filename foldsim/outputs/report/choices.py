@@ -19,8 +19,8 @@ from ...simulate import simulate
 from ...eval.answers import Answer
 from .views import AnswerView, OptionView, as_predicted, compare_holes, raw_text
 
-#: a record's taskType (lower-cased) -> its task
-TASK_OF_TYPE = {"choice": "choice", "split": "split", "planchoice": "plan-choice"}
+#: a record's taskType (lower-cased) -> its task (a record family's yes/no items are split rows)
+TASK_OF_TYPE = {"choice": "choice", "split": "split", "planchoice": "plan-choice", "yesno": "split"}
 
 
 def score_model(task: str, dataset: Path, path: Path):

@@ -17,6 +17,8 @@ from ...mentalblackboard_sheet import SHEET
 from ...holes import parse_holes
 from ...eval.verify import CORRECT, REASONS
 from .build import GROUPINGS, HOLES_TASK, VERDICTS, ReportData
+from .values import truth_line
+from ...eval.open_values import VALUE_TASKS
 from ...tasks import CHOICE_TASKS
 from .views import AnswerView, ItemView, OptionView, truth_marks
 from .media import RECORD_MEDIA, ItemMedia, Medium, found_media, item_media
@@ -250,14 +252,16 @@ def answer_panel(data: ReportData, model: int, view: AnswerView, item: ItemView 
         parts.append(f'<p class="reason">{escape(view.status)}: {escape(view.reason)}</p>')
     elif view.reason:
         parts.append(f'<p class="reason">{escape(view.reason)}</p>')
-    if view.score is not None and data.task not in ("planning", *CHOICE_TASKS) and view.verdict != "missing":
+    if view.score is not None and data.task in VALUE_TASKS and view.verdict != "missing":
+        parts.append(f'<p class="note">{view.score.matched} of {view.score.truth} named values right</p>')
+    elif view.score is not None and data.task not in ("planning", *CHOICE_TASKS) and view.verdict != "missing":
         s = view.score
         parts.append(f'<p class="note">{s.matched} of {s.truth} truth holes right, {s.predicted} given</p>')
         if data.task == HOLES_TASK:
             parts.append(_holes_scores(s))
     if view.text:
         parts.append(f'<details><summary>model text</summary><pre>{escape(view.text)}</pre></details>')
-    drawn = view.marks if data.task not in CHOICE_TASKS or view.marks else None
+    drawn = view.marks if data.task not in (*CHOICE_TASKS, *VALUE_TASKS) or view.marks else None
     return panel(title, drawn, "".join(parts), css="answer", model=model, item=item)
 
 
@@ -330,6 +334,8 @@ def item_html(data: ReportData, item: ItemView, media_part: str) -> str:
                f'data-level="{escape(g.get("level", ""))}" data-check="{escape(check)}"{verdicts}')
     tags = [g.get("pattern", "?")] if "pattern" in g or "folds" not in g else []  # family items have no pattern
     tags.append("1 fold" if g.get("folds") == "1" else f'{g.get("folds", "?")} folds')
+    if "pattern" not in g and "folds" not in g and "level" in g:  # a record family's item: no folds to count
+        tags = []
     if "level" in g:
         tags.append(f"level {g['level']}")
     if item.sheet is not None:
@@ -354,7 +360,11 @@ def item_html(data: ReportData, item: ItemView, media_part: str) -> str:
                      f'<pre>{escape(item.record["openQuestion"][:RECORD_CHARS])}</pre></details>')
     parts.append(media_part)
     panels = []
-    if not item.error:
+    if not item.error and data.task in VALUE_TASKS:  # named values: text, no sheet to draw
+        panels.append(panel("right answer", None, f'<p class="values">{escape(truth_line(data.task, item.record))}</p>',
+                            css="truth"))
+        panels += [answer_panel(data, m, v, item) for m, v in enumerate(item.answers)]
+    elif not item.error:
         truth_title = ("target" if data.task in ("planning", "plan-choice") else "right answer" if data.task in CHOICE_TASKS
                        else "truth" if data.has_answers else "result holes (record)")
         panels.append(panel(f"{truth_title} · {_hole_count(item.truth)}", item.truth, css="truth", item=item))
@@ -367,7 +377,7 @@ def item_html(data: ReportData, item: ItemView, media_part: str) -> str:
         panels += [option_panel(data, o) for o in item.options]
         panels += [answer_panel(data, m, v, item) for m, v in enumerate(item.answers)]
     parts.append(f'<div class="sheets">{"".join(panels)}</div>')
-    if data.task not in (*CHOICE_TASKS, HOLES_TASK):
+    if data.task not in (*CHOICE_TASKS, HOLES_TASK, *VALUE_TASKS):
         parts.append(unfolding_table(data, item))
     parts.append(f'<details class="record"><summary>record</summary><pre>{escape(_record_json(item.record))}</pre></details>')
     # a template is parsed but never laid out: the script shows the cards of the current page only,
