@@ -8,6 +8,7 @@ from ..errors import InputError, describe
 from .base import Family
 from .record_family import RecordFamily
 from .mentalblackboard import MentalBlackboardFamily
+from .pfp import PFP
 from .spatialviz import SPATIALVIZ
 from .srbench import SRBENCH
 from .visfactor import VISFACTOR
@@ -20,6 +21,7 @@ GENERAL_FAMILIES = ("spatialviz", "visfactor", "srbench")
 #: the families that key, draw and audit their own records (foldsim.families.record_family):
 #: cube nets and fold and cut; each adds itself here, after the point-hole families
 RECORD_FAMILIES: dict[str, RecordFamily] = {}
+RECORD_FAMILIES[PFP.name] = PFP
 
 
 def family(name: str) -> Family | RecordFamily:

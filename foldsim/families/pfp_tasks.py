@@ -1,0 +1,544 @@
+"""The items of the pfp family (`foldsim.families.pfp`): exact regions and their keys, the draw of
+sheets, folds and cuts by PFP's rules (`pfp_rules`), PFP's transforms of the cut, foldsim's simulated
+mistakes and the three 2-D task types (A: fill the missing panel, B: which panel is NOT a step, C:
+which folding rule). Shared by pfp alone (not a family module: it stays out of the independence
+contract, like pfp_rules).
+
+Regions are compared exactly: a set of cut-outs is keyed by its boundary rings (`Cutout.outline`,
+each ring turned to start at its least vertex, the rings sorted), which is the same for two equal
+regions however they are cut into pieces."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+from ..cutfold import (
+    Cut,
+    Cutout,
+    CutItem,
+    Layer,
+    NotRealizable,
+    fold_from_record,
+    fold_layers,
+    fold_states,
+    fold_to_record,
+    pfp_cut,
+    reflection_across,
+    resolve_line,
+    unfold_cut,
+)
+from ..errors import InputError, describe
+from ..polygons import (
+    area,
+    bounding_box,
+    components,
+    counter_clockwise,
+    disjoint_convex,
+    drop_straight,
+    outline,
+    point_in_polygon,
+    round_to_grid,
+)
+from . import pfp_rules as R
+
+LABELS = "ABCD"
+MAX_RECORD_VERTICES = 20_000  # outline vertices an audited option may state, refused before work
+MAX_NUMBER_CHARS = 60
+
+# -- exact regions -------------------------------------------------------------------------------------
+
+
+def ring_key(ring: Sequence) -> tuple:
+    """A ring turned to start at its least vertex (its orientation kept)."""
+    ring = tuple(ring)
+    start = ring.index(min(ring))
+    return ring[start:] + ring[:start]
+
+
+def region_key(cutouts: Sequence[Cutout]) -> tuple:
+    """The exact key of a set of cut-outs: its sorted canonical boundary rings."""
+    return tuple(sorted(ring_key(r) for c in cutouts for r in c.outline()))
+
+
+def join_pieces(pieces: list, owners: list[int]) -> tuple[Cutout, ...]:
+    """Convex pieces (disjoint interiors) of the flat sheet joined into cut-outs, ordered as
+    `unfold_cut` orders them."""
+    cutouts = []
+    for group in components(pieces):
+        chosen = sorted(pieces[i] for i in group)
+        cutouts.append(Cutout(tuple(chosen), sum((area(p) for p in chosen), Fraction(0)),
+                              tuple(sorted({owners[i] for i in group}))))
+    return tuple(sorted(cutouts, key=lambda c: (min(p for piece in c.pieces for p in piece), c.area)))
+
+
+def cut_layers(pairs: Sequence[tuple[Layer, Sequence[Cut]]]) -> tuple[Cutout, ...]:
+    """The opened sheet when each layer is cut by its own cut set (a distractor's rule)."""
+    pieces, owners = [], []
+    for index, (layer, cuts) in enumerate(pairs):
+        for cutout in unfold_cut([layer], cuts):
+            pieces.extend(cutout.pieces)
+            owners.extend([index] * len(cutout.pieces))
+    return join_pieces(pieces, owners)
+
+
+def union_cutouts(regions: Sequence[Sequence[Cutout]]) -> tuple[Cutout, ...]:
+    """The union of several sets of cut-outs (overlapping allowed), as cut-outs."""
+    pieces = disjoint_convex(piece for cutouts in regions for c in cutouts for piece in c.pieces)
+    return join_pieces(pieces, [0] * len(pieces))
+
+
+def cutouts_json(cutouts: Sequence[Cutout]) -> list[dict]:
+    return [{"area": str(c.area), "outline": [[[str(x), str(y)] for x, y in ring] for ring in c.outline()]}
+            for c in cutouts]
+
+
+def exact_number(value: object, what: str) -> Fraction:
+    """A stored coordinate: an integer or a "p/q" text of at most MAX_NUMBER_CHARS characters (the
+    outlines of cut-outs on folded sheets carry large denominators, exactly)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_NUMBER_CHARS:
+        raise InputError(f"must be a number as text (at most {MAX_NUMBER_CHARS} characters), got "
+                         f"{describe(value)}", field=what)
+    try:
+        number = Fraction(value)
+    except (ValueError, ZeroDivisionError):
+        raise InputError(f"must be an exact number such as '3/7', got {describe(value)}", field=what) from None
+    return number
+
+
+def key_from_json(value: object, what: str) -> tuple:
+    """The region key of cut-outs stored as outlines; InputError naming the field."""
+    if not isinstance(value, list):
+        raise InputError(f"must be a list of cut-outs, got {describe(value)}", field=what)
+    rings, total = [], 0
+    for i, cutout in enumerate(value):
+        ring_list = cutout.get("outline") if isinstance(cutout, dict) else None
+        if not isinstance(ring_list, list) or not ring_list:
+            raise InputError(f"must be an object with an 'outline' list of rings, got {describe(cutout)}",
+                             field=f"{what}[{i}]")
+        for k, ring in enumerate(ring_list):
+            where = f"{what}[{i}].outline[{k}]"
+            if not isinstance(ring, list) or len(ring) < 3:
+                raise InputError(f"must be a ring of at least 3 points, got {describe(ring)}", field=where)
+            total += len(ring)
+            if total > MAX_RECORD_VERTICES:
+                raise InputError(f"must hold at most {MAX_RECORD_VERTICES} outline points in all", field=what)
+            points = []
+            for j, p in enumerate(ring):
+                if not isinstance(p, list) or len(p) != 2:
+                    raise InputError(f"must be a point [x, y], got {describe(p)}", field=f"{where}[{j}]")
+                points.append((exact_number(p[0], f"{where}[{j}].x"), exact_number(p[1], f"{where}[{j}].y")))
+            rings.append(ring_key(drop_straight(points)))
+    return tuple(sorted(rings))
+
+
+def state_key(layers: Sequence[Layer]) -> tuple:
+    """A folded state as seen: each layer's placed outline and face, bottom to top."""
+    return tuple((tuple(sorted(ring_key(r) for r in outline(layer.placed()))), layer.reflected) for layer in layers)
+
+
+def state_json(layers: Sequence[Layer]) -> list[dict]:
+    return [{"reflected": layer.reflected, "outline": [[[str(x), str(y)] for x, y in ring]
+                                                        for ring in outline(layer.placed())]} for layer in layers]
+
+
+# -- named cut-out shapes (the counting task) --------------------------------------------------------
+
+
+def _shape_form(poly: Sequence) -> tuple:
+    """A polygon up to translation: counter-clockwise, moved so its least vertex is the origin."""
+    poly = ring_key(counter_clockwise(tuple(poly)))
+    x0, y0 = poly[0]
+    return tuple((x - x0, y - y0) for x, y in poly)
+
+
+COUNTED_FORMS = {_shape_form([(Fraction(x), Fraction(y)) for x, y in poly]): name
+                 for name, poly in R.COUNTED_SHAPES.items()}
+
+
+def count_answer(cutouts: Sequence[Cutout], named: bool) -> dict:
+    """{"cutouts": n} and, where `named`, how many cut-outs are each counted shape exactly (a
+    cut-out that merged across a crease or lost a part off the sheet is none of them)."""
+    answer = {"cutouts": len(cutouts)}
+    if named:
+        counts = dict.fromkeys(R.COUNTED_SHAPES, 0)
+        for cutout in cutouts:
+            rings = cutout.outline()
+            name = COUNTED_FORMS.get(_shape_form(rings[0])) if len(rings) == 1 else None
+            if name:
+                counts[name] += 1
+        answer.update(counts)
+    return answer
+
+
+def count_question(named: bool) -> str:
+    text = "How many separate cut-outs does the unfolded sheet have?"
+    if named:
+        shapes = ", ".join(n.replace("_", " ") for n in R.COUNTED_SHAPES)
+        text += f" How many of them are each of these exact shapes: {shapes}?"
+    return text
+
+
+# -- drawing the item ----------------------------------------------------------------------------------
+
+
+def _chance(rng: random.Random, p: Fraction) -> bool:
+    return rng.randrange(p.denominator) < p.numerator
+
+
+def _weighted(rng: random.Random, weights: Sequence[int]) -> int:
+    pick = rng.randrange(sum(weights))
+    for index, weight in enumerate(weights):
+        if pick < weight:
+            return index
+        pick -= weight
+    raise AssertionError("unreachable")
+
+
+def _u(rng: random.Random) -> Fraction:
+    return Fraction(rng.randrange(1000), 1000)
+
+
+def draw_steps(rng: random.Random, n_steps: int) -> tuple[list, list]:
+    """(fold records per step, names per step) from the vocabulary: the first step may be a group
+    of corner folds; a later single fold may fold only the top layer."""
+    steps, names = [], []
+    for s in range(n_steps):
+        if s == 0 and _chance(rng, R.P_GROUP):
+            size = rng.choice(R.GROUP_SIZES)
+            chosen = sorted(rng.sample(range(len(R.CORNER_FOLDS)), size))
+            corner_names = [list(R.CORNER_FOLDS)[i] for i in chosen]
+            steps.append([dict(R.CORNER_FOLDS[n]) for n in corner_names])
+            names.append("+".join(corner_names))
+            continue
+        name = rng.choice(list(R.FOLDS))
+        record = dict(R.FOLDS[name])
+        if s > 0 and _chance(rng, R.P_PARTIAL):
+            record["layers"] = R.PARTIAL_LAYERS
+            name += f" (top {R.PARTIAL_LAYERS} layer)"
+        steps.append([record])
+        names.append(name)
+    return steps, names
+
+
+def step_folds(steps: list) -> tuple:
+    return tuple(tuple(fold_from_record(f, "step") for f in group) for group in steps)
+
+
+def make_cut(shape: str, centre: tuple) -> Cut:
+    if shape in R.PFP_SHAPES:
+        return pfp_cut(shape, centre, R.CIRCLE_SIDES)
+    cx, cy = centre
+    return Cut(counter_clockwise(tuple((cx + x, cy + y) for x, y in R.MIRROR_SHAPES[shape])), shape)
+
+
+def place(rng: random.Random, layers: Sequence[Layer]) -> tuple:
+    """A cut shape's centre on the folded paper, by PFP's placement rule (whole pixels)."""
+    placed = [part for layer in layers for part in layer.placed()]
+    kind = R.PLACEMENT_WEIGHTS[_weighted(rng, [w for _, w in R.PLACEMENT_WEIGHTS])][0]
+    if kind == "vertex":
+        x, y = rng.choice([p for part in placed for p in part])
+    elif kind == "edge":
+        ring = rng.choice(outline(layers[-1].placed()))
+        k = rng.randrange(len(ring))
+        (ax, ay), (bx, by) = ring[k], ring[(k + 1) % len(ring)]
+        x, y = (ax + bx) / 2, (ay + by) / 2
+    else:
+        x0, y0, x1, y1 = bounding_box(p for part in placed for p in part)
+        low, span = R.CENTRE_SPAN
+        for _ in range(R.CENTRE_TRIES):
+            x = round_to_grid(x0 + (low + span * _u(rng)) * (x1 - x0), Fraction(1))
+            y = round_to_grid(y1 - (low + span * _u(rng)) * (y1 - y0), Fraction(1))
+            if any(point_in_polygon((x, y), part) >= 0 for part in placed):
+                break
+    return round_to_grid(x, Fraction(1)), round_to_grid(y, Fraction(1))
+
+
+def draw_cuts(rng: random.Random, layers: Sequence[Layer], shapes: Sequence[str], weights: Sequence[int]) -> tuple:
+    n = min(_weighted(rng, weights) + 1, len(shapes))
+    chosen = [shapes[i] for i in sorted(rng.sample(range(len(shapes)), n))]
+    return tuple(make_cut(shape, place(rng, layers)) for shape in chosen)
+
+
+def _centre(cut: Cut) -> tuple:
+    x0, y0, x1, y1 = bounding_box(cut.polygon)
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def near(first: Sequence[Cut], second: Sequence[Cut]) -> bool:
+    """PFP's intended near-duplicate test: the same shapes, every centre within NEAR_DISTANCE."""
+    if [c.shape for c in first] != [c.shape for c in second]:
+        return False
+    return all((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < R.NEAR_DISTANCE ** 2
+               for a, b in zip(map(_centre, first), map(_centre, second)))
+
+
+# -- PFP's distractor transforms of the cut --------------------------------------------------------------
+
+
+def _moved(cut: Cut, f: Callable) -> Cut:
+    return Cut(counter_clockwise(tuple(f(p) for p in cut.polygon)), cut.shape)
+
+
+def scaled(cut: Cut, s: Fraction) -> Cut:
+    cx, cy = _centre(cut)
+    return _moved(cut, lambda p: (cx + s * (p[0] - cx), cy + s * (p[1] - cy)))
+
+
+def turned(cut: Cut) -> Cut | None:
+    """PFP's turns: the square by 45° (corners rounded to TURN_GRID), the rectangle (and foldsim's
+    triangles and diamond) by 90°; the circle and the hexagon (PFP's turn is under a degree) have none."""
+    cx, cy = _centre(cut)
+    if cut.shape == "square":
+        half = round_to_grid(35 * 2 ** 0.5, R.TURN_GRID)
+        return Cut(((cx, cy - half), (cx + half, cy), (cx, cy + half), (cx - half, cy)), cut.shape)
+    if cut.shape in ("circle", "hexagon"):
+        return None
+    return _moved(cut, lambda p: (cx - (p[1] - cy), cy + (p[0] - cx)))
+
+
+def _scale(rng: random.Random) -> Fraction:
+    u = _u(rng)
+    base, slope = R.SCALE_HIGH if u > Fraction(1, 2) else R.SCALE_LOW
+    return base + slope * u
+
+
+def pfp_variant(rng: random.Random, rule: str, cuts: tuple) -> tuple[tuple, str] | None:
+    """One of PFP's transformed cut sets for face-down layers, and its description."""
+    if rule == "pfp_leave_one_out":
+        if len(cuts) < 2:
+            return None
+        i = rng.randrange(len(cuts))
+        return cuts[:i] + cuts[i + 1:], f"the {cuts[i].shape} left out"
+    if rule == "pfp_scaled":
+        factors = [_scale(rng) for _ in cuts]
+        return tuple(scaled(c, s) for c, s in zip(cuts, factors)), "scaled by " + ", ".join(
+            f"{c.shape} {s}" for c, s in zip(cuts, factors))
+    if rule == "pfp_turned":
+        turns = [turned(c) for c in cuts]
+        if all(t is None for t in turns):
+            return None
+        return tuple(t or c for c, t in zip(cuts, turns)), "turned: " + ", ".join(
+            c.shape for c, t in zip(cuts, turns) if t)
+    i = rng.randrange(len(cuts))
+    dx, dy = (rng.randint(*R.SHIFT_RANGE) * rng.choice((-1, 1)) for _ in range(2))
+    shifted = _moved(cuts[i], lambda p: (p[0] + dx, p[1] + dy))
+    return cuts[:i] + (shifted,) + cuts[i + 1:], f"the {cuts[i].shape} shifted by ({dx}, {dy})"
+
+
+# -- the simulated mistakes ------------------------------------------------------------------------------
+
+
+def previous_state(states) -> tuple[Layer, ...]:
+    return states[-1][-2] if len(states[-1]) > 1 else states[-2][-1]
+
+
+def mistakes(item: CutItem, states) -> dict[str, Callable[[], tuple[tuple[Cutout, ...], str]]]:
+    """The named mistakes that apply to the item, each a thunk (region, detail)."""
+    final, cuts, sheet = states[-1][-1], item.cuts, item.sheet
+    out: dict = {
+        "top_layer_only": lambda: (cut_layers([(final[-1], cuts)]), "only the top layer cut"),
+        "face_down_uncut": lambda: (cut_layers([(L, cuts) for L in final if not L.reflected]),
+                                    "the face-down layers left uncut"),
+    }
+
+    def flap_not_reflected():
+        prev = previous_state(states)
+        rho = reflection_across(*resolve_line(item.steps[-1][-1], prev, sheet))
+        isos = {layer.iso for layer in prev}
+        pairs = [(L if L.iso in isos else Layer(L.parts, rho.after(L.iso)), cuts) for L in final]
+        return cut_layers(pairs), "the last fold's flap opened without its reflection (cut where it lay before)"
+
+    out["last_flap_not_reflected"] = flap_not_reflected
+    if len(states[-1]) > 1:
+        out["group_intermediate"] = lambda: (unfold_cut(states[-1][-2], cuts),
+                                             "the state before the last fold of the last group")
+        out["pfp_group_union"] = lambda: (union_cutouts([unfold_cut(s, cuts) for s in states[-1]]),
+                                          "the union over the last group's intermediate states (PFP's key)")
+    if any(f.layers is not None for g in item.steps for f in g):
+        def as_full():
+            steps = tuple(tuple(fold_from_record({**fold_to_record(f), "layers": None}, "f") for f in g)
+                          for g in item.steps)
+            full, reason, _ = fold_states(CutItem(sheet, steps, cuts))
+            return (() if reason else unfold_cut(full[-1][-1], cuts)), "the partial fold made with every layer"
+        out["partial_taken_as_full"] = as_full
+    if len(item.steps) > 1:
+        def skipped():
+            s = len(item.steps) - 2
+            less, reason, _ = fold_states(CutItem(sheet, item.steps[:s] + item.steps[s + 1:], cuts))
+            return (() if reason else unfold_cut(less[-1][-1], cuts)), f"step {s + 1} left out"
+        out["step_skipped"] = skipped
+    return out
+
+
+# -- the three tasks -----------------------------------------------------------------------------------
+
+
+def vocabulary_steps() -> list[tuple]:
+    """Every step the vocabulary can make: each fold, each later fold on the top layer only, each
+    group of corner folds (Type B's check that a confuse state leads nowhere near the key)."""
+    steps = [(fold_from_record(r, "fold"),) for r in R.FOLDS.values()]
+    steps += [(fold_from_record({**r, "layers": R.PARTIAL_LAYERS}, "fold"),) for r in R.FOLDS.values()]
+    corners = list(R.CORNER_FOLDS.values())
+    for size in R.GROUP_SIZES:
+        for mask in range(1 << len(corners)):
+            if bin(mask).count("1") == size:
+                steps.append(tuple(fold_from_record(c, "fold") for i, c in enumerate(corners) if mask >> i & 1))
+    return steps
+
+
+def after_step(layers: tuple, step: tuple, sheet) -> tuple | None:
+    try:
+        for fold in step:
+            layers = fold_layers(layers, fold, sheet)
+    except NotRealizable:
+        return None
+    return layers
+
+
+def record_item(sheet, steps: list, cuts: tuple, item_id: str | None = None) -> CutItem:
+    return CutItem(sheet, step_folds(steps), cuts, item_id)
+
+
+def _option(label: str, error: str | None, detail: str, **content) -> dict:
+    return {"label": label, "error": error, "errorDetail": detail, **content}
+
+
+def _shuffled_options(rng: random.Random, key: dict, distractors: list[dict]) -> tuple[list[dict], str]:
+    """The key inserted at a uniform place among the distractors (PFP's order), labelled A-D."""
+    at = rng.randrange(len(distractors) + 1)
+    options = distractors[:at] + [key] + distractors[at:]
+    return [{**o, "label": LABELS[i]} for i, o in enumerate(options)], LABELS[at]
+
+
+def task_a(rng: random.Random, item: CutItem, states, key_cutouts) -> tuple[list[dict], str] | None:
+    """Four answer regions: the key and three distractors, each a distinct region."""
+    key = region_key(key_cutouts)
+    final = states[-1][-1]
+    thunks = [(name, f) for name, f in mistakes(item, states).items()]
+    for _ in range(2):
+        thunks += [(rule, None) for rule in R.PFP_RULES]
+    rng.shuffle(thunks)
+    seen, distractors = {key}, []
+    for name, thunk in thunks:
+        if len(distractors) == 3:
+            break
+        if thunk is None:
+            variant = pfp_variant(rng, name, item.cuts)
+            if variant is None:
+                continue
+            other, detail = variant
+            whole = not _chance(rng, R.P_CLIPPED)
+            pairs = [((Layer(item.sheet.parts, L.iso) if whole else L), other) if L.reflected else (L, item.cuts)
+                     for L in final]
+            region = cut_layers(pairs)
+            detail = f"face-down layers cut with {detail}" + (" (not clipped to the layer)" if whole else "")
+        else:
+            region, detail = thunk()
+        if region and (k := region_key(region)) not in seen:
+            seen.add(k)
+            distractors.append(_option("", name, detail, cutouts=cutouts_json(region)))
+    if len(distractors) < 3:
+        return None
+    return _shuffled_options(rng, _option("", None, "the cut-outs of the final state", cutouts=cutouts_json(key_cutouts)),
+                             distractors)
+
+
+def task_b(rng: random.Random, item: CutItem, states, key_cutouts, names: list[str]):
+    """The three step panels and one confuse state verified to be no step of a path of at most
+    three steps (of the vocabulary) that opens to the key."""
+    panels = [states[0][-1]] + [s[-1] for s in states[1:]]
+    seen = {state_key(p) for p in panels}
+    if len(seen) != len(panels):
+        return None
+    vocab = vocabulary_steps()
+    start = panels[0]
+    seen |= {state_key(s) for step in vocab if (s := after_step(start, step, item.sheet)) is not None}
+    key = region_key(key_cutouts)
+    for _ in range(R.MAX_TRIES):
+        steps, confuse_names = draw_steps(rng, rng.choice(R.CONFUSE_STEPS))
+        other = after_step(start, tuple(f for g in step_folds(steps) for f in g), item.sheet)
+        if other is None or state_key(other) in seen:
+            continue
+        nexts = [other] + [s for step in vocab if (s := after_step(other, step, item.sheet)) is not None]
+        if any(region_key(unfold_cut(s, item.cuts)) == key for s in nexts):
+            continue
+        confuse = _option("", None, "not a step: " + ", then ".join(confuse_names), steps=steps,
+                          state=state_json(other))
+        real = [_option("", f"step_{s}", f"the state after step {s} ({names[s - 1]})", state=state_json(panels[s]))
+                for s in range(1, len(panels))]
+        rng.shuffle(real)
+        return _shuffled_options(rng, confuse, real)
+    return None
+
+
+def swapped_sides(steps: list) -> list:
+    swap = {"Hori_Left": "Hori_Right", "Hori_Right": "Hori_Left", "Vert_Top": "Vert_Bottom", "Vert_Bottom": "Vert_Top"}
+    out = []
+    for group in steps:
+        out.append([{**f, "type": swap[f["type"]]} if f["type"] in swap else {**f, "p1": f["p2"], "p2": f["p1"]}
+                    for f in group])
+    return out
+
+
+def patterns(sheet, steps: list, cut_sets: list) -> tuple | None:
+    """The region keys of a fold sequence opened after each cut set (None: it cannot be folded)."""
+    states, reason, _ = fold_states(CutItem(sheet, step_folds(steps), cut_sets[0]))
+    if reason:
+        return None
+    final = states[-1][-1]
+    return tuple(unfold_cut(final, cuts) for cuts in cut_sets)
+
+
+def task_c(rng: random.Random, item: CutItem, steps: list, names: list[str], cut_sets: list):
+    """Four fold sequences with the step count of the key's, each opening to a different pattern
+    under the question's cut sets."""
+    mine = patterns(item.sheet, steps, cut_sets)
+    seen = {tuple(region_key(r) for r in mine)}
+    candidates = [("sides_swapped", swapped_sides(steps), "every fold's other side moved")]
+    if len(steps) > 1:
+        candidates.append(("order_reversed", steps[::-1], "the steps in reverse order"))
+    for _ in range(R.MAX_TRIES):
+        other, other_names = draw_steps(rng, len(steps))
+        candidates.append(("other_rule", other, ", then ".join(other_names)))
+    distractors = []
+    for error, other, detail in candidates:
+        if len(distractors) == 3:
+            break
+        found = patterns(item.sheet, other, cut_sets)
+        if found is None or (k := tuple(region_key(r) for r in found)) in seen:
+            continue
+        seen.add(k)
+        distractors.append(_option("", error, detail, steps=other, cutouts=[cutouts_json(r) for r in found]))
+    if len(distractors) < 3:
+        return None
+    key = _option("", None, ", then ".join(names), steps=steps, cutouts=[cutouts_json(r) for r in mine])
+    return _shuffled_options(rng, key, distractors)
+
+
+QUESTIONS = {
+    "A": "The paper is folded as shown, then cut. Which option shows the paper when it is unfolded?",
+    "B": "The paper is folded in three steps, then cut and unfolded as shown. Which option is NOT one of "
+         "the folding steps?",
+    "C": "Each picture shows the same folded paper cut in a different place and unfolded. Which folding "
+         "rule was used?",
+}
+
+
+class _Rings:
+    """A stored cut-out as the pictures need it: its boundary rings."""
+
+    def __init__(self, rings: list):
+        self.rings = rings
+
+    def outline(self) -> list:
+        return self.rings
+
+
+def stored_cutouts(value: object, what: str) -> list[_Rings]:
+    key_from_json(value, what)  # checks every field and bound
+    return [_Rings([[(exact_number(x, what), exact_number(y, what)) for x, y in ring] for ring in c["outline"]])
+            for c in value]
