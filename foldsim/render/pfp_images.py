@@ -4,7 +4,7 @@
 Panels are 432 px squares. Every model point reaches the canvas through ONE exact map,
 `PfpFrame.pixel` (the sheet's box centred, its longer side 360 px: PFP's own placement, pixel for
 pixel, for its sheets whose longer side is 360), and every region is filled by one exact
-scan-line rule (`fill_mask`: a pixel is painted when its centre, at whole coordinates as in GDI+,
+scan-line rule (`region_mask`: a pixel is painted when its centre, at whole coordinates as in GDI+,
 lies inside, left and top edges in, right and bottom edges out), so shared edges neither overlap
 nor leave gaps and a cut-out's pixel count tracks its exact area. Colours: background white,
 front faces grey 208, back faces (`Layer.reflected`) grey 160, black 3-px outlines, cut-outs
@@ -78,12 +78,20 @@ def pfp_frame(sheet: PolygonSheet, size: int = PANEL) -> PfpFrame:
 # -- rasterising ---------------------------------------------------------------------------------------
 
 
-def fill_mask(rings: Sequence[Sequence[tuple[float, float]]], size: int) -> np.ndarray:
-    """bool[size, size]: the pixels whose centres lie inside the rings (even-odd: a hole ring inside
-    an outer one is left out). Rows with lo <= y < hi of an edge cross it, and a row is filled from
-    the first centre at or right of a crossing: edges are taken lowest point first, so an edge
-    two regions share is computed alike for both and its pixels go to exactly one of them."""
-    toggles = np.zeros((size, size + 1), np.int32)
+def region_mask(rings: Sequence[Sequence[tuple[float, float]]], size: int) -> tuple[tuple[int, int], np.ndarray]:
+    """((left, top), bool[h, w]): the pixels of a size x size canvas whose centres lie inside the
+    rings (even-odd: a hole ring inside an outer one is left out), within the rings' pixel box.
+    A row y crosses an edge when lo <= y < hi, and is filled from the first centre at or right of
+    a crossing; edges are taken lowest point first, so an edge two regions share is computed alike
+    for both and each of its pixels goes to exactly one of them."""
+    points = [p for ring in rings for p in ring]
+    if not points:
+        return (0, 0), np.zeros((0, 0), bool)
+    left = min(size, max(0, ceil(min(x for x, _ in points))))
+    right = min(size, max(left, ceil(max(x for x, _ in points))))
+    top = min(size, max(0, ceil(min(y for _, y in points))))
+    bottom = min(size, max(top, ceil(max(y for _, y in points))))
+    toggles = np.zeros((bottom - top, right - left + 1), np.int8)
     for ring in rings:
         n = len(ring)
         for k in range(n):
@@ -92,17 +100,29 @@ def fill_mask(rings: Sequence[Sequence[tuple[float, float]]], size: int) -> np.n
                 continue
             if ya > yb:
                 xa, ya, xb, yb = xb, yb, xa, ya
-            rows = np.arange(max(0, ceil(ya)), min(size, ceil(yb)))
+            rows = np.arange(max(top, ceil(ya)), min(bottom, ceil(yb)))
             if not len(rows):
                 continue
             xs = xa + (rows - ya) * ((xb - xa) / (yb - ya))
-            cols = np.clip(np.ceil(xs), 0, size).astype(np.int64)
-            np.add.at(toggles, (rows, cols), 1)
-    return (np.cumsum(toggles, axis=1) % 2 == 1)[:, :size]
+            cols = np.clip(np.ceil(xs), left, right).astype(np.int64) - left
+            np.add.at(toggles, (rows - top, cols), 1)
+    return (left, top), (np.cumsum(toggles, axis=1, dtype=np.int32) % 2 == 1)[:, :right - left]
 
 
-def _paint(pixels: np.ndarray, mask: np.ndarray, colour: Colour) -> None:
-    pixels[mask] = colour
+def fill_mask(rings: Sequence[Sequence[tuple[float, float]]], size: int) -> np.ndarray:
+    """bool[size, size]: `region_mask` on the whole canvas."""
+    (left, top), sub = region_mask(rings, size)
+    mask = np.zeros((size, size), bool)
+    mask[top:top + sub.shape[0], left:left + sub.shape[1]] = sub
+    return mask
+
+
+def _paint(image: Image.Image, regions: Sequence[Sequence[Sequence[tuple[float, float]]]], colour: Colour) -> None:
+    """Fill the union of regions (each a list of rings, even-odd) with one colour."""
+    for rings in regions:
+        (left, top), sub = region_mask(rings, image.width)
+        if sub.any():
+            image.paste(colour, (left, top, left + sub.shape[1], top + sub.shape[0]), Image.fromarray(sub))
 
 
 def _ring_line(draw: ImageDraw.ImageDraw, ring: Sequence[tuple[float, float]], colour: Colour = LINE,
@@ -178,24 +198,15 @@ def _draw_layer(image: Image.Image, frame: PfpFrame, layer: Layer, *, fill: bool
     """One layer as PFP draws a piece: filled in its face's grey (unless `fill` is off), outlined."""
     rings = [frame.pixels(ring) for ring in layer_rings(layer)]
     if fill:
-        pixels = np.asarray(image).copy()
-        _paint(pixels, fill_mask(rings, frame.size), BACK if layer.reflected else FRONT)
-        image.paste(Image.fromarray(pixels))
+        _paint(image, [rings], BACK if layer.reflected else FRONT)
     draw = ImageDraw.Draw(image)
     for ring in rings:
         _ring_line(draw, ring)
 
 
 def _fill_pieces(image: Image.Image, frame: PfpFrame, pieces: Sequence[Sequence[Point]], colour: Colour) -> None:
-    """Fill a union of polygons (each even-odd, the union of their masks)."""
-    if not pieces:
-        return
-    mask = np.zeros((frame.size, frame.size), bool)
-    for piece in pieces:
-        mask |= fill_mask([frame.pixels(piece)], frame.size)
-    pixels = np.asarray(image).copy()
-    _paint(pixels, mask, colour)
-    image.paste(Image.fromarray(pixels))
+    """Fill the union of polygons."""
+    _paint(image, [[frame.pixels(piece)] for piece in pieces], colour)
 
 
 def state_panel(sheet: PolygonSheet, layers: Sequence[Layer], *, fold: Fold | None = None, cuts: Sequence[Cut] = (),
@@ -263,12 +274,8 @@ def answer_panel(sheet: PolygonSheet, cutouts: Sequence[Cutout], *, frame: PfpFr
     frame = frame or pfp_frame(sheet)
     image = Image.new("RGB", (frame.size, frame.size), BACKGROUND)
     _draw_layer(image, frame, Layer(sheet.parts, IDENTITY))
-    mask = np.zeros((frame.size, frame.size), bool)
-    for cutout in cutouts:
-        mask |= fill_mask([frame.pixels(ring) for ring in cutout.outline()], frame.size)
-    pixels = np.asarray(image).copy()
-    _paint(pixels, mask, CUT)
-    return Image.fromarray(pixels)
+    _paint(image, [[frame.pixels(ring) for ring in cutout.outline()] for cutout in cutouts], CUT)
+    return image
 
 
 def question_mark_panel(size: int = PANEL) -> Image.Image:
