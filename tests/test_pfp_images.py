@@ -5,6 +5,9 @@ non-convex sheet, a cut-out with a hole, PFP's dashed flap outlines."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import random
 import subprocess
 import sys
 from fractions import Fraction as F
@@ -12,6 +15,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
+from cut_items import random_item
 from foldsim.cutfold import Cut, CutItem, Fold, cut_item, pfp_cut
 from foldsim.polygons import PolygonSheet, preset_sheet
 from foldsim.render.images import png_bytes
@@ -28,6 +32,7 @@ from foldsim.render.pfp_images import (
     composite,
     cuts_only_panel,
     fill_mask,
+    fold_panels,
     pfp_frame,
     question_mark_panel,
     state_panel,
@@ -166,6 +171,50 @@ def test_answer_panel_cutout_area_matches_exact_area():
     assert abs(colour_count(panel, CUT) - float(round_.area)) <= 0.01 * float(round_.area)
 
 
+def perimeter(cutouts, scale) -> float:
+    """The cut-outs' boundary length in pixels (every ring)."""
+    rings = [ring for cutout in cutouts for ring in cutout.outline()]
+    return float(scale) * sum(float(np.hypot(float(a[0] - b[0]), float(a[1] - b[1])))
+                              for ring in rings for a, b in zip(ring, ring[1:] + ring[:1]))
+
+
+def test_answer_area_on_another_scale_and_on_random_items():
+    """A 4 x 2 sheet is drawn at 90 px a unit: a unit square cut is 8100 px. Random items (PFP's
+    sheets, the star, a notched L; groups, partial folds, 1-4 cut shapes): every panel draws, and
+    the blue count is within half a pixel per pixel of the cut-outs' boundary of the exact area
+    times the scale squared (measured: at most 0.34 on 60 items)."""
+    sheet = PolygonSheet(((F(0), F(0)), (F(4), F(0)), (F(4), F(2)), (F(0), F(2))))
+    result = run(sheet, [], [Cut(((F(1), F(0)), (F(2), F(0)), (F(2), F(1)), (F(1), F(1))))])
+    assert colour_count(answer_panel(sheet, result.cutouts), CUT) == 90 * 90
+    rng, drawn = random.Random(5), 0
+    while drawn < 12:
+        item = random_item(rng, drawn)
+        result = cut_item(item)
+        if not result.ok:
+            continue
+        drawn += 1
+        frame = pfp_frame(item.sheet)
+        panels = fold_panels(item.sheet, item.steps, result.states)
+        assert len(panels) == len(item.steps) + 1 and all(p.size == (PANEL, PANEL) for p in panels)
+        step_panel(item.sheet, result.states[-2][-1], item.steps[-1], result.states[-1], cuts=item.cuts)
+        blue = colour_count(answer_panel(item.sheet, result.cutouts), CUT)
+        exact = float(result.area * frame.scale ** 2)
+        assert abs(blue - exact) <= perimeter(result.cutouts, frame.scale) / 2, (item.id, blue, exact)
+
+
+def test_fold_panels_are_the_start_and_each_steps_panel():
+    sheet = preset_sheet("rectangle")
+    second = Fold("Vert_Top", rate=F(1, 2), snap=F(1))
+    result = run(sheet, [[HALF], [second]], [pfp_cut("circle", (F(300), F(250)))])
+    panels = fold_panels(sheet, [[HALF], [second]], result.states)
+    assert [png_bytes(p) for p in panels] == [
+        png_bytes(state_panel(sheet, result.states[0][0])),
+        png_bytes(step_panel(sheet, result.states[0][0], [HALF], result.states[1])),
+        png_bytes(step_panel(sheet, result.states[1][0], [second], result.states[2]))]
+    with pytest.raises(ValueError, match="not what fold 1 makes"):
+        step_panel(sheet, result.states[1][0], [HALF], [result.states[0][0]])
+
+
 def test_cutout_with_a_hole_leaves_paper_inside():
     """Four bars around a square cut one frame-shaped cut-out (they share edges): its inner ring is a
     hole, drawn as paper."""
@@ -202,7 +251,8 @@ def test_non_convex_and_house_sheets(name):
 
 
 def test_same_input_same_bytes_across_processes():
-    """Equal bytes twice in one process and in a fresh one (another hash seed: no order leaks)."""
+    """Equal bytes twice in one process and in a fresh one with a fixed hash seed (so no set or
+    dict order leaks into the pictures)."""
     script = ("from fractions import Fraction as F\n"
               "from foldsim.cutfold import CutItem, Fold, cut_item, pfp_cut\n"
               "from foldsim.polygons import preset_sheet\n"
@@ -213,17 +263,16 @@ def test_same_input_same_bytes_across_processes():
               "r = cut_item(CutItem(s, ((f,),), (pfp_cut('hexagon', (F(180), F(300))),), 'x'))\n"
               "a, p = answer_panel(s, r.cutouts), step_panel(s, r.states[0][0], [f], r.states[1])\n"
               "print(hashlib.sha256(png_bytes(composite('A', [p, a], [a, p], 'AB'))).hexdigest())\n")
-    digests = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                              env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout for seed in ("1", "2")}
-    assert len(digests) == 1
+    seed = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"  # not this process's hash seed
+    there = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=300,
+                           env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout
     sheet = preset_sheet("hexagon")
     fold = Fold("Vert_Top", rate=F(1, 3), snap=F(1))
     result = run(sheet, [[fold]], [pfp_cut("hexagon", (F(180), F(300)))], "x")
     panel = step_panel(sheet, result.states[0][0], [fold], result.states[1])
     answer = answer_panel(sheet, result.cutouts)
-    import hashlib
     here = hashlib.sha256(png_bytes(composite("A", [panel, answer], [answer, panel], "AB"))).hexdigest()
-    assert digests == {here + "\n"}
+    assert there == here + "\n"
     assert png_bytes(panel) == png_bytes(step_panel(sheet, result.states[0][0], [fold], result.states[1]))
 
 

@@ -245,6 +245,8 @@ def step_panel(sheet: PolygonSheet, before: Sequence[Layer], folds: Sequence[Fol
     for k, (fold, state) in enumerate(zip(folds, states)):
         ghosts = moving_rings(sheet, previous, fold)
         moved_from = len(state) - len(ghosts)
+        if moved_from < 0:
+            raise ValueError(f"state {k + 1} of the step is not what fold {k + 1} makes of the state before it")
         last = k == len(folds) - 1
         for index, layer in enumerate(state):
             if index >= moved_from:
@@ -255,6 +257,18 @@ def step_panel(sheet: PolygonSheet, before: Sequence[Layer], folds: Sequence[Fol
         previous = state
     _fill_pieces(image, frame, cut_on_paper(states[-1], cuts), CUT)
     return image
+
+
+def fold_panels(sheet: PolygonSheet, steps: Sequence[Sequence[Fold]], states: Sequence[Sequence[Sequence[Layer]]], *,
+                frame: PfpFrame | None = None) -> list[Image.Image]:
+    """PFP's question-row panels of a fold sequence: the flat sheet, then one `step_panel` per
+    folding step (`steps`: the item's steps; `states`: its `CutResult.states`, the flat sheet
+    first). PFP's cut panel is the last step's `step_panel` with `cuts`."""
+    frame = frame or pfp_frame(sheet)
+    panels = [state_panel(sheet, states[0][-1], frame=frame)]
+    for s, step in enumerate(steps[:len(states) - 1], 1):
+        panels.append(step_panel(sheet, states[s - 1][-1], step, states[s], frame=frame))
+    return panels
 
 
 def cuts_only_panel(sheet: PolygonSheet, layers: Sequence[Layer], cuts: Sequence[Cut], *,
