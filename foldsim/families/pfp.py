@@ -11,7 +11,7 @@ import json
 import random
 from collections.abc import Callable
 
-from ..cutfold import CutItem, cut_item, cut_item_from_record, cut_item_to_record, fold_from_record, fold_states, unfold_cut
+from ..cutfold import CutItem, cut_item, cut_item_from_record, cut_item_to_record, fold_states, unfold_cut
 from ..errors import InputError, debugging, describe, internal_error_text
 from ..polygons import bounding_box, outline, preset_sheet
 from . import pfp_rules as R
@@ -83,25 +83,22 @@ def _read(record: object, name: str) -> dict:
             "answer": record["answer"], "name": name}
 
 
-def _option_steps(option: dict, name: str, i: int) -> list:
+def _option_states(parsed: dict, option: dict, i: int):
+    """The fold states of a B or C option's own steps (a CutItem record's "steps"); InputError when
+    they cannot be read or folded."""
+    name, item = parsed["name"], parsed["item"]
     steps = option.get("steps")
     if not isinstance(steps, list) or not 1 <= len(steps) <= 3:
         raise InputError(f"must be a list of 1 to 3 steps, got {describe(steps)}", item=name, field=f"options[{i}].steps")
-    return steps
-
-
-def _option_states(parsed: dict, option: dict, i: int):
-    """The fold states of a B or C option's own steps (InputError when they cannot be folded)."""
-    name, item = parsed["name"], parsed["item"]
-    steps = [g if isinstance(g, list) else [g] for g in _option_steps(option, name, i)]
     try:
-        folds = tuple(tuple(fold_from_record(f, f"options[{i}].steps[{s}]") for f in g) for s, g in enumerate(steps))
+        folds = cut_item_from_record({"sheet": {"vertices": [[0, 0], [1, 0], [0, 1]]}, "steps": steps,
+                                      "cuts": [{"polygon": [[0, 0], [1, 0], [0, 1]]}]}).steps
     except InputError as err:
-        raise err.at(item=name) from None
+        raise err.at(item=name, field_prefix=f"options[{i}]") from None
     states, reason, _ = fold_states(CutItem(item.sheet, folds, item.cuts))
     if reason:
         raise InputError(f"cannot be folded: {reason}", item=name, field=f"options[{i}].steps")
-    return states
+    return folds, states
 
 
 def _symmetries(sheet) -> list[Callable]:
@@ -201,6 +198,7 @@ class PfpFamily(RecordFamily):
     # -- pictures ------------------------------------------------------------------------------------
 
     def images(self, record: dict) -> dict[str, bytes]:
+        """The question composite in PFP's layout (options included), `questionImg` -> PNG."""
         from ..render import pfp_images as P
         from ..render.images import png_bytes
 
@@ -211,31 +209,37 @@ class PfpFamily(RecordFamily):
             raise InputError(f"must be a file name ending .png, got {describe(image)}", item=name, field="questionImg")
         item, result, task = parsed["item"], parsed["result"], parsed["task"]
         sheet, states = item.sheet, result.states
-        steps_panels = [P.state_panel(sheet, s[-1]) for s in states]
-        if task == "A":
-            question = steps_panels + [P.state_panel(sheet, result.final, cuts=item.cuts)]
-            options = [P.answer_panel(sheet, stored_cutouts(o.get("cutouts"), f"options[{i}].cutouts"))
-                       for i, o in enumerate(parsed["options"])]
-        elif task == "B":
-            question = [steps_panels[0], P.state_panel(sheet, result.final, cuts=item.cuts),
-                        P.answer_panel(sheet, result.cutouts)]
-            options = [P.state_panel(sheet, self._b_state(parsed, o, i, states)) for i, o in enumerate(parsed["options"])]
-        else:
-            final = result.final
-            question = [P.answer_panel(sheet, unfold_cut(final, cuts)) for cuts in parsed["cut_sets"]]
-            options = [[P.state_panel(sheet, s[-1]) for s in _option_states(parsed, o, i)]
-                       for i, o in enumerate(parsed["options"])]
+        frame = P.pfp_frame(sheet)
+        panels = P.fold_panels(sheet, item.steps, states, frame=frame)
+        try:
+            if task == "A":
+                cut = P.step_panel(sheet, states[-2][-1], item.steps[-1], states[-1], cuts=item.cuts, frame=frame)
+                question = panels + [cut, P.question_mark_panel()]
+                options = [P.answer_panel(sheet, stored_cutouts(o.get("cutouts"), f"options[{i}].cutouts"), frame=frame)
+                           for i, o in enumerate(parsed["options"])]
+            elif task == "B":
+                question = [panels[0], P.question_mark_panel(), P.cuts_only_panel(sheet, result.final, item.cuts, frame=frame),
+                            P.answer_panel(sheet, result.cutouts, frame=frame)]
+                options = [P.fold_panels(sheet, *self._b_steps(parsed, o, i), frame=frame)[-1]
+                           for i, o in enumerate(parsed["options"])]
+            else:
+                question = [P.answer_panel(sheet, unfold_cut(result.final, cuts), frame=frame) for cuts in parsed["cut_sets"]]
+                options = [P.fold_panels(sheet, *_option_states(parsed, o, i), frame=frame)
+                           for i, o in enumerate(parsed["options"])]
+        except InputError as err:
+            raise err.at(item=name) from None
         return {image: png_bytes(P.composite(task, question, options, list(LABELS)))}
 
     @staticmethod
-    def _b_state(parsed: dict, option: dict, i: int, states) -> tuple:
-        """A Type B option's layers: its own steps folded (the confuse), else the step it shows."""
+    def _b_steps(parsed: dict, option: dict, i: int) -> tuple:
+        """A Type B option's (steps, states): its own steps (the confuse), else the item's steps up
+        to the step whose state it shows."""
         if "steps" in option:
-            return _option_states(parsed, option, i)[-1][-1]
-        shown = option.get("state")
-        for s in states[1:]:
-            if state_json(s[-1]) == shown:
-                return s[-1]
+            return _option_states(parsed, option, i)
+        item, states = parsed["item"], parsed["result"].states
+        for k in range(1, len(states)):
+            if state_json(states[k][-1]) == option.get("state"):
+                return item.steps[:k], states[:k + 1]
         raise InputError("is no state of the item's steps and has no steps of its own", item=parsed["name"],
                          field=f"options[{i}].state")
 
@@ -249,7 +253,7 @@ class PfpFamily(RecordFamily):
             try:
                 report.items.append(self._audit_one(record, name))
             except InputError as err:
-                report.items.append(AuditItem(name, INVALID, str(err)))
+                report.items.append(AuditItem(name, INVALID, str(err.at(item=name) if err.item is None else err)))
             except Exception as err:  # noqa: BLE001  (one record's bug is that record's verdict)
                 if debugging():
                     raise
@@ -263,11 +267,11 @@ class PfpFamily(RecordFamily):
             keys = [key_from_json(o.get("cutouts"), f"options[{i}].cutouts") for i, o in enumerate(options)]
             physics = region_key(result.cutouts)
         elif task == "B":
-            keys = [state_key(self._b_state(parsed, o, i, result.states)) for i, o in enumerate(options)]
+            keys = [state_key(self._b_steps(parsed, o, i)[1][-1][-1]) for i, o in enumerate(options)]
             steps = {state_key(s[-1]) for s in result.states[1:]}
             physics = next((k for k in keys if k not in steps), None)
         else:
-            keys = [tuple(region_key(unfold_cut(_option_states(parsed, o, i)[-1][-1], c)) for c in parsed["cut_sets"])
+            keys = [tuple(region_key(unfold_cut(_option_states(parsed, o, i)[1][-1][-1], c)) for c in parsed["cut_sets"])
                     for i, o in enumerate(options)]
             physics = tuple(region_key(unfold_cut(result.final, c)) for c in parsed["cut_sets"])
         for i in range(len(keys)):

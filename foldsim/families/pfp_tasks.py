@@ -140,6 +140,12 @@ def state_key(layers: Sequence[Layer]) -> tuple:
     return tuple((tuple(sorted(ring_key(r) for r in outline(layer.placed()))), layer.reflected) for layer in layers)
 
 
+def view_key(layers: Sequence[Layer]) -> tuple:
+    """What a state's picture shows: every layer's outline, and the top layer's outline and face."""
+    rings = [tuple(sorted(ring_key(r) for r in outline(layer.placed()))) for layer in layers]
+    return tuple(sorted(set(rings))), rings[-1], layers[-1].reflected
+
+
 def state_json(layers: Sequence[Layer]) -> list[dict]:
     return [{"reflected": layer.reflected, "outline": [[[str(x), str(y)] for x, y in ring]
                                                         for ring in outline(layer.placed())]} for layer in layers]
@@ -222,6 +228,11 @@ def draw_steps(rng: random.Random, n_steps: int) -> tuple[list, list]:
         steps.append([record])
         names.append(name)
     return steps, names
+
+
+def steps_record(steps: list) -> list:
+    """Steps (lists of fold records) as a CutItem record writes them: a fold, or {"group": [...]}."""
+    return [group[0] if len(group) == 1 else {"group": group} for group in steps]
 
 
 def step_folds(steps: list) -> tuple:
@@ -448,11 +459,13 @@ def task_a(rng: random.Random, item: CutItem, states, key_cutouts) -> tuple[list
 
 
 def task_b(rng: random.Random, item: CutItem, states, key_cutouts, names: list[str]):
-    """The three step panels and one confuse state verified to be no step of a path of at most
-    three steps (of the vocabulary) that opens to the key."""
+    """The three step panels and one confuse state that looks unlike them and is verified to be no
+    step of any path of at most three vocabulary steps that opens to the key: it is no state one
+    step from the start (so it lies at step 2 or 3 of such a path), and neither it nor any state
+    one vocabulary step on opens to the key under the item's cut."""
     panels = [states[0][-1]] + [s[-1] for s in states[1:]]
-    seen = {state_key(p) for p in panels}
-    if len(seen) != len(panels):
+    seen, views = {state_key(p) for p in panels}, {view_key(p) for p in panels}
+    if len(views) != len(panels):
         return None
     vocab = vocabulary_steps()
     start = panels[0]
@@ -461,12 +474,12 @@ def task_b(rng: random.Random, item: CutItem, states, key_cutouts, names: list[s
     for _ in range(R.MAX_TRIES):
         steps, confuse_names = draw_steps(rng, rng.choice(R.CONFUSE_STEPS))
         other = after_step(start, tuple(f for g in step_folds(steps) for f in g), item.sheet)
-        if other is None or state_key(other) in seen:
+        if other is None or state_key(other) in seen or view_key(other) in views:
             continue
         nexts = [other] + [s for step in vocab if (s := after_step(other, step, item.sheet)) is not None]
         if any(region_key(unfold_cut(s, item.cuts)) == key for s in nexts):
             continue
-        confuse = _option("", None, "not a step: " + ", then ".join(confuse_names), steps=steps,
+        confuse = _option("", None, "not a step: " + ", then ".join(confuse_names), steps=steps_record(steps),
                           state=state_json(other))
         real = [_option("", f"step_{s}", f"the state after step {s} ({names[s - 1]})", state=state_json(panels[s]))
                 for s in range(1, len(panels))]
@@ -512,10 +525,10 @@ def task_c(rng: random.Random, item: CutItem, steps: list, names: list[str], cut
         if found is None or (k := tuple(region_key(r) for r in found)) in seen:
             continue
         seen.add(k)
-        distractors.append(_option("", error, detail, steps=other, cutouts=[cutouts_json(r) for r in found]))
+        distractors.append(_option("", error, detail, steps=steps_record(other), cutouts=[cutouts_json(r) for r in found]))
     if len(distractors) < 3:
         return None
-    key = _option("", None, ", then ".join(names), steps=steps, cutouts=[cutouts_json(r) for r in mine])
+    key = _option("", None, ", then ".join(names), steps=steps_record(steps), cutouts=[cutouts_json(r) for r in mine])
     return _shuffled_options(rng, key, distractors)
 
 
