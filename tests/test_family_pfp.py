@@ -21,6 +21,7 @@ from foldsim.families.pfp_tasks import (
     key_from_json,
     make_cut,
     near,
+    opens_to,
     place,
     region_key,
     union_cutouts,
@@ -132,22 +133,35 @@ def test_task_b_confuse_is_no_step_of_a_path_to_the_key(records):
         assert not result.ok or region_key(result.cutouts) != key
 
 
-def test_task_c_options_open_to_different_patterns(records):
+def test_task_c_key_alone_can_make_every_pattern(records):
     for r in records["C"]:
         item = _item(r)
-        cut_sets = [cut_item_from_record({"sheet": r["info"]["cutItem"]["sheet"], "steps": [], "cuts": c}).cuts
-                    for c in r["info"]["cutSets"]]
-        assert len(cut_sets) == 4
-        seen = []
+        sheet = r["info"]["cutItem"]["sheet"]
+        cut_sets = [cut_item_from_record({"sheet": sheet, "steps": [], "cuts": c}).cuts for c in r["info"]["cutSets"]]
+        shown = [cut_item(CutItem(item.sheet, item.steps, c)).cutouts for c in cut_sets]
+        assert [cutouts_json(p) for p in shown] == r["info"]["patterns"] and len(shown) == 4
         for option in r["options"]:
-            rec = {"sheet": r["info"]["cutItem"]["sheet"], "steps": option["steps"], "cuts": r["info"]["cutSets"][0]}
-            steps = cut_item_from_record(rec).steps
-            pattern = tuple(region_key(cut_item(CutItem(item.sheet, steps, c)).cutouts)
-                            if cut_item(CutItem(item.sheet, steps, c)).ok else () for c in cut_sets)
-            seen.append(pattern)
-        assert len(set(seen)) == 4
-        assert seen["ABCD".index(r["answer"])] == tuple(region_key(cut_item(CutItem(item.sheet, item.steps, c)).cutouts)
-                                                         for c in cut_sets)
+            steps = cut_item_from_record({"sheet": sheet, "steps": option["steps"], "cuts": r["info"]["cutSets"][0]}).steps
+            final = fold_states(CutItem(item.sheet, steps, ()))[0][-1][-1]
+            makes = [opens_to(p, final) for p in shown]
+            assert all(makes) == (option["error"] is None), (option["errorDetail"], makes)
+
+
+def test_opens_to_tells_which_rules_can_make_a_pattern():
+    """A pattern any cut of a rule makes is one it can make; a mirror rule of a symmetric sheet can
+    make the mirror-symmetric patterns of the other (PFP's Type C slip, refused as a distractor);
+    a rule whose creases differ cannot."""
+    rng = random.Random(4)
+    for _ in range(4):
+        item = random_item(rng)
+        result = cut_item(item)
+        if result.ok:
+            assert opens_to(result.cutouts, result.final)
+    left = ((Fold("Hori_Left", rate=F(1, 2)),),)
+    pattern = cut_item(CutItem(SQUARE, left, (pfp_cut("hexagon", (F(100), F(250))),))).cutouts
+    right = fold_states(CutItem(SQUARE, ((Fold("Hori_Right", rate=F(1, 2)),),), ()))[0][-1][-1]
+    up = fold_states(CutItem(SQUARE, ((Fold("Vert_Top", rate=F(1, 2)),),), ()))[0][-1][-1]
+    assert opens_to(pattern, right) and not opens_to(pattern, up)
 
 
 def test_count_answer_names_mirror_shapes_exactly():

@@ -25,6 +25,7 @@ from .pfp_tasks import (
     draw_cuts,
     draw_steps,
     key_from_json,
+    opens_to,
     near,
     record_item,
     region_key,
@@ -190,6 +191,7 @@ class PfpFamily(RecordFamily):
                 "states": [state_json(s[-1]) for s in states], "cutouts": cutouts_json(key_cutouts)}
         if task == "C":
             info["cutSets"] = [_cut_records(sheet, c) for c in cut_sets]
+            info["patterns"] = [cutouts_json(unfold_cut(final, c)) for c in cut_sets]
         return {"id": item_id, "family": self.name, "level": level, "taskType": self.task_type,
                 "question": QUESTIONS[task], "questionImg": f"{item_id}.png", "options": options, "answer": answer,
                 "info": info, "native": [{"image": f"./imgs/{item_id}.png", "answer": answer}],
@@ -261,43 +263,44 @@ class PfpFamily(RecordFamily):
         return report
 
     def _audit_one(self, record: object, name: str) -> AuditItem:
+        """A: the key is the final state's cut-outs; B: the key alone is no step of the item; C: the
+        key's rule alone can make every pattern shown. Any task: no two options the same."""
         parsed = _read(record, name)
         task, result, options, answer = parsed["task"], parsed["result"], parsed["options"], parsed["answer"]
         if task == "A":
             keys = [key_from_json(o.get("cutouts"), f"options[{i}].cutouts") for i, o in enumerate(options)]
-            physics = region_key(result.cutouts)
         elif task == "B":
             keys = [state_key(self._b_steps(parsed, o, i)[1][-1][-1]) for i, o in enumerate(options)]
-            steps = {state_key(s[-1]) for s in result.states[1:]}
-            physics = next((k for k in keys if k not in steps), None)
         else:
-            keys = [tuple(region_key(unfold_cut(_option_states(parsed, o, i)[1][-1][-1], c)) for c in parsed["cut_sets"])
-                    for i, o in enumerate(options)]
-            physics = tuple(region_key(unfold_cut(result.final, c)) for c in parsed["cut_sets"])
+            keys = [json.dumps(_option_states(parsed, o, i)[0], default=repr) for i, o in enumerate(options)]
         for i in range(len(keys)):
             for j in range(i):
                 if keys[i] == keys[j]:
-                    return AuditItem(name, DIFFERS, f"{name}: options {LABELS[j]} and {LABELS[i]} are the same "
-                                     + ("state" if task == "B" else "region"))
-        key = keys[LABELS.index(answer)]
-        if task == "B":
-            wrong = [LABELS[i] for i, k in enumerate(keys) if k not in steps]
-            if wrong != [answer]:
-                return AuditItem(name, DIFFERS, f"{name}: the options that are no step of the item are "
-                                 f"{', '.join(wrong) or 'none'}, the key is {answer}",
-                                 physical_option=wrong[0] if len(wrong) == 1 else None)
+                    what = {"A": "region", "B": "state", "C": "rule"}[task]
+                    return AuditItem(name, DIFFERS, f"{name}: options {LABELS[j]} and {LABELS[i]} are the same {what}")
+        if task == "A":
+            physics = region_key(result.cutouts)
+            right = [LABELS[i] for i, k in enumerate(keys) if k == physics]
+            what = "whose cut-outs are the final state's"
+        elif task == "B":
+            steps = {state_key(s[-1]) for s in result.states[1:]}
+            right = [LABELS[i] for i, k in enumerate(keys) if k not in steps]
+            what = "that are no step of the item"
+        else:
+            shown = [unfold_cut(result.final, c) for c in parsed["cut_sets"]]
+            right = [LABELS[i] for i, o in enumerate(options)
+                     if all(opens_to(p, _option_states(parsed, o, i)[1][-1][-1]) for p in shown)]
+            what = "whose rule can make every pattern shown"
+        if right == [answer]:
             return AuditItem(name, OK)
-        if key == physics:
-            return AuditItem(name, OK)
-        match = next((LABELS[i] for i, k in enumerate(keys) if k == physics), None)
-        reason = f"{name}: the keyed option is not the final state's answer (physical answer: {match or 'no option'})"
+        reason = f"{name}: the options {what}: {', '.join(right) or 'none'}; the key is {answer}"
         states = result.states
         if task == "A" and len(states[-1]) > 1:
             union = region_key(union_cutouts([unfold_cut(s, parsed["item"].cuts) for s in states[-1]]))
-            if key == union:
+            if keys[LABELS.index(answer)] == union:
                 reason += ("; the key is the union over the intermediate states of the last group of folds "
                            "(PFP's answer bug)")
-        return AuditItem(name, DIFFERS, reason, physical_option=match)
+        return AuditItem(name, DIFFERS, reason, physical_option=right[0] if len(right) == 1 else None)
 
     # -- splits -------------------------------------------------------------------------------------------
 

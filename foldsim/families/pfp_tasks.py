@@ -10,6 +10,7 @@ regions however they are cut into pieces."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -33,6 +34,7 @@ from ..errors import InputError, describe
 from ..polygons import (
     area,
     bounding_box,
+    clip_convex,
     components,
     counter_clockwise,
     disjoint_convex,
@@ -497,38 +499,66 @@ def swapped_sides(steps: list) -> list:
     return out
 
 
-def patterns(sheet, steps: list, cut_sets: list) -> tuple | None:
-    """The region keys of a fold sequence opened after each cut set (None: it cannot be folded)."""
-    states, reason, _ = fold_states(CutItem(sheet, step_folds(steps), cut_sets[0]))
-    if reason:
-        return None
-    final = states[-1][-1]
-    return tuple(unfold_cut(final, cuts) for cuts in cut_sets)
+def final_state(sheet, steps: list) -> tuple | None:
+    """The last state of a fold sequence (None: it cannot be folded)."""
+    states, reason, _ = fold_states(CutItem(sheet, step_folds(steps), ()))
+    return None if reason else states[-1][-1]
+
+
+def folded_image(pattern: Sequence[Cutout], layers: Sequence[Layer]) -> tuple[Cut, ...]:
+    """Where an opened pattern lies on the folded paper: each layer's share of it carried to its
+    place (the least cut that could have made it)."""
+    cuts = []
+    for layer in layers:
+        for part in layer.parts:
+            box = bounding_box(part)
+            for cutout in pattern:
+                for piece in cutout.pieces:
+                    x0, y0, x1, y1 = bounding_box(piece)
+                    if x0 < box[2] and box[0] < x1 and y0 < box[3] and box[1] < y1 and (q := clip_convex(piece, part)):
+                        cuts.append(Cut(layer.iso.polygon(q)))
+    return tuple(cuts)
+
+
+def opens_to(pattern: Sequence[Cutout], layers: Sequence[Layer]) -> bool:
+    """Whether SOME cut of these folded layers opens to exactly this pattern: a cut opening to it
+    covers its folded image, which opens to the pattern itself or to more."""
+    cuts = folded_image(pattern, layers)
+    return bool(cuts) and region_key(unfold_cut(layers, cuts)) == region_key(pattern)
 
 
 def task_c(rng: random.Random, item: CutItem, steps: list, names: list[str], cut_sets: list):
-    """Four fold sequences with the step count of the key's, each opening to a different pattern
-    under the question's cut sets."""
-    mine = patterns(item.sheet, steps, cut_sets)
-    seen = {tuple(region_key(r) for r in mine)}
+    """Four fold sequences with the step count of the key's; each distractor is verified unable to
+    make at least one of the patterns shown, whatever the cut (`opens_to`), so no option but the
+    key explains them all (a mirror rule of a symmetric sheet, PFP's Hori_Left / Hori_Right slip,
+    is refused)."""
+    final = final_state(item.sheet, steps)
+    shown = [unfold_cut(final, cuts) for cuts in cut_sets]
     candidates = [("sides_swapped", swapped_sides(steps), "every fold's other side moved")]
     if len(steps) > 1:
         candidates.append(("order_reversed", steps[::-1], "the steps in reverse order"))
     for _ in range(R.MAX_TRIES):
         other, other_names = draw_steps(rng, len(steps))
         candidates.append(("other_rule", other, ", then ".join(other_names)))
-    distractors = []
+    seen, distractors = {json.dumps(steps)}, []
     for error, other, detail in candidates:
         if len(distractors) == 3:
             break
-        found = patterns(item.sheet, other, cut_sets)
-        if found is None or (k := tuple(region_key(r) for r in found)) in seen:
+        layers = final_state(item.sheet, other)
+        if layers is None or json.dumps(other) in seen:
             continue
-        seen.add(k)
-        distractors.append(_option("", error, detail, steps=steps_record(other), cutouts=[cutouts_json(r) for r in found]))
+        opens = []
+        for pattern in shown:
+            opens.append(opens_to(pattern, layers))
+            if not opens[-1]:
+                break
+        if all(opens):
+            continue
+        seen.add(json.dumps(other))
+        distractors.append(_option("", error, f"{detail}; cannot make pattern {len(opens)}", steps=steps_record(other)))
     if len(distractors) < 3:
         return None
-    key = _option("", None, ", then ".join(names), steps=steps_record(steps), cutouts=[cutouts_json(r) for r in mine])
+    key = _option("", None, ", then ".join(names), steps=steps_record(steps))
     return _shuffled_options(rng, key, distractors)
 
 
