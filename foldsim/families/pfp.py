@@ -195,7 +195,7 @@ class PfpFamily(RecordFamily):
         return {"id": item_id, "family": self.name, "level": level, "taskType": self.task_type,
                 "question": QUESTIONS[task], "questionImg": f"{item_id}.png", "options": options, "answer": answer,
                 "info": info, "native": [{"image": f"./imgs/{item_id}.png", "answer": answer}],
-                "countQuestion": count_question(named), "countAnswer": count_answer(key_cutouts, named)}
+                "countQuestion": count_question(named, task), "countAnswer": count_answer(key_cutouts, named)}
 
     # -- pictures ------------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+from functools import lru_cache
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
@@ -19,6 +20,7 @@ from ..cutfold import (
     Cut,
     Cutout,
     CutItem,
+    IDENTITY,
     Layer,
     NotRealizable,
     fold_from_record,
@@ -182,8 +184,13 @@ def count_answer(cutouts: Sequence[Cutout], named: bool) -> dict:
     return answer
 
 
-def count_question(named: bool) -> str:
-    text = "How many separate cut-outs does the unfolded sheet have?"
+#: which opened sheet each task's count question is about
+COUNTED_SHEET = {"A": "the unfolded sheet (the correct option)", "B": "the unfolded sheet shown",
+                 "C": "the first unfolded sheet shown"}
+
+
+def count_question(named: bool, task: str) -> str:
+    text = f"How many separate cut-outs does {COUNTED_SHEET[task]} have?"
     if named:
         shapes = ", ".join(n.replace("_", " ") for n in R.COUNTED_SHAPES)
         text += f" How many of them are each of these exact shapes: {shapes}?"
@@ -403,6 +410,14 @@ def vocabulary_steps() -> list[tuple]:
     return steps
 
 
+@lru_cache(maxsize=32)
+def first_steps(sheet) -> frozenset:
+    """The state keys one vocabulary step from the flat sheet (a pure function of the sheet,
+    remembered: every task B item on that sheet asks for it)."""
+    start = (Layer(sheet.parts, IDENTITY),)
+    return frozenset(state_key(s) for step in vocabulary_steps() if (s := after_step(start, step, sheet)) is not None)
+
+
 def after_step(layers: tuple, step: tuple, sheet) -> tuple | None:
     try:
         for fold in step:
@@ -471,15 +486,20 @@ def task_b(rng: random.Random, item: CutItem, states, key_cutouts, names: list[s
         return None
     vocab = vocabulary_steps()
     start = panels[0]
-    seen |= {state_key(s) for step in vocab if (s := after_step(start, step, item.sheet)) is not None}
-    key = region_key(key_cutouts)
+    seen |= first_steps(item.sheet)
+    key, key_area = region_key(key_cutouts), sum((c.area for c in key_cutouts), Fraction(0))
+
+    def opens_to_key(layers) -> bool:
+        cutouts = unfold_cut(layers, item.cuts)
+        return sum((c.area for c in cutouts), Fraction(0)) == key_area and region_key(cutouts) == key
+
     for _ in range(R.MAX_TRIES):
         steps, confuse_names = draw_steps(rng, rng.choice(R.CONFUSE_STEPS))
         other = after_step(start, tuple(f for g in step_folds(steps) for f in g), item.sheet)
         if other is None or state_key(other) in seen or view_key(other) in views:
             continue
         nexts = [other] + [s for step in vocab if (s := after_step(other, step, item.sheet)) is not None]
-        if any(region_key(unfold_cut(s, item.cuts)) == key for s in nexts):
+        if any(map(opens_to_key, nexts)):
             continue
         confuse = _option("", None, "not a step: " + ", then ".join(confuse_names), steps=steps_record(steps),
                           state=state_json(other))
