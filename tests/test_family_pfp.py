@@ -61,7 +61,9 @@ def test_registered_with_the_contract_fields(records):
 def test_same_seed_same_bytes_and_levels_in_turn(records):
     again = PFP.generate(2, 5, "A")
     assert json.dumps(again) == json.dumps(records["A"])
-    mixed = PFP.generate(2, 9)
+    ticks = []
+    mixed = PFP.generate(2, 9, on_progress=ticks.append)
+    assert ticks == [1, 1]
     assert [r["level"] for r in mixed] == list(PFP.levels)[:2]
     assert json.dumps(PFP.generate(1, 6, "A")) != json.dumps(again[:1])
 
@@ -296,3 +298,21 @@ def test_images_draw_the_question_composite(records):
         images = PFP.images(r)
         assert list(images) == [r["questionImg"]] and images[r["questionImg"]].startswith(b"\x89PNG")
         assert PFP.images(r) == images
+
+
+def test_images_of_a_record_that_cannot_be_drawn_name_item_and_field(records):
+    pytest.importorskip("foldsim.render.pfp_images")
+    from foldsim.errors import InputError
+
+    r = copy.deepcopy(records["A"][0])
+    r["info"]["cutItem"]["steps"] = []
+    with pytest.raises(InputError, match=r"^pfp_00001: info.cutItem.steps: must hold 1 to 3 steps"):
+        PFP.images(r)
+    r = copy.deepcopy(records["A"][0])
+    r["options"][2]["cutouts"] = [{"outline": "x"}]
+    with pytest.raises(InputError, match=r"^pfp_00001: options\[2\].cutouts\[0\]: must be an object"):
+        PFP.images(r)
+    r = copy.deepcopy(records["A"][0])
+    r["questionImg"] = "../x.png"
+    with pytest.raises(InputError, match="questionImg"):
+        PFP.images(r)

@@ -57,6 +57,8 @@ def _read(record: object, name: str) -> dict:
         item = cut_item_from_record(info.get("cutItem"))
     except InputError as err:
         raise err.at(item=name, field_prefix="info.cutItem") from None
+    if not 1 <= len(item.steps) <= 3:
+        raise InputError(f"must hold 1 to 3 steps, got {len(item.steps)}", item=name, field="info.cutItem.steps")
     result = cut_item(item)
     if not result.ok:
         raise InputError(f"cannot be simulated: {result.reason}", item=name, field="info.cutItem")
@@ -152,7 +154,7 @@ class PfpFamily(RecordFamily):
             if record is not None:
                 records.append(record)
                 if on_progress:
-                    on_progress(len(records))
+                    on_progress(1)  # one more item (generate_family's convention)
         return records
 
     def _candidate(self, rng: random.Random, level: str, number: int, earlier: dict) -> dict | None:
