@@ -292,33 +292,58 @@ def test_task_b_and_c_sizes_are_pfps():
     assert composite("B", [panel] * 4, [panel] * 4, "ABCD").size == (1210, 650)
     assert composite("C", [panel] * 4, [[panel] * 2] * 4, "ABCD").size == (950, 1240)
     assert composite("C", [panel] * 4, [[panel] * 3] * 4, "ABCD").size == (950, 1240)
-    assert composite("C", [panel] * 4, [[panel] * 4] * 4, "ABCD").size == c_size(4, [4] * 4) == (1008, 1240)
+    # 1005 with GDI+'s measure of the label as PFP's own example fixes it (the reference: "about 1008")
+    assert composite("C", [panel] * 4, [[panel] * 4] * 4, "ABCD").size == c_size(4, [4] * 4) == (1005, 1240)
     assert composite("strip", [panel] * 3, [], "ABC").size == (3 * 200 + 2 * 30 + 60, 300)
 
 
 def test_composite_places_panels_arrows_frames_and_labels():
-    """Task A, 1 fold: question panels at x = 30 + 300 k, y = 60 (200 px, a 2-px black frame showing
-    outside), blue arrows in the 40-px slots, options at x = 155 + 240 k, y = 320, labels under them."""
+    """Task A, 1 fold: question panels at x = 30 + 300 k, y = 60, 200 px; options at x = 155 + 240 k,
+    y = 320, 180 px; labels under them. The frames' and arrows' pixels are PFP's own, read off its
+    example Resources/1.jpg: a 4-px pen centred on the panel's edge shows 127 then 0 outside on the
+    left and top and 0, 0, 127 on the right; the arrow's 2-px shaft is 127 / 0 / 127 blue across."""
     sheet = preset_sheet("square")
     result = run(sheet, [[HALF]], [pfp_cut("square", (F(300), F(180)))])
     start = state_panel(sheet, result.states[0][0])
     answer = answer_panel(sheet, result.cutouts)
     image = composite("A", [start, start, start, question_mark_panel()], [answer] * 4, "ABCD")
     pixels = np.asarray(image)
+    grey, black, pale_blue, blue = (127,) * 3, LINE, (127, 127, 255), (0, 0, 255)
     for k in range(4):
         x = 30 + 300 * k
-        assert tuple(pixels[160, x - 1]) == tuple(pixels[58, x + 100]) == LINE  # the frame
-        assert tuple(pixels[160, x + 201]) == LINE and tuple(pixels[160, x + 202]) == WHITE
+        assert [tuple(pixels[160, x + d]) for d in (-3, -2, -1)] == [WHITE, grey, black]
+        assert [tuple(pixels[160, x + 200 + d]) for d in (0, 1, 2, 3)] == [black, black, grey, WHITE]
+        assert [tuple(pixels[60 + d, x + 100]) for d in (-3, -2, -1)] == [WHITE, grey, black]
         if k < 3:
-            assert tuple(pixels[160, x + 200 + 30]) == (0, 0, 255)  # the arrow's shaft
-            assert tuple(pixels[150, x + 200 + 30]) == WHITE
+            shaft = x + 200 + 15
+            assert [tuple(pixels[160, shaft + d]) for d in (-1, 0, 1)] == [WHITE, pale_blue, blue]
+            assert [tuple(pixels[160 + d, shaft + 5]) for d in (-2, -1, 0, 1, 2)] == [WHITE, pale_blue, blue, pale_blue,
+                                                                                      WHITE]
     assert tuple(pixels[160, 130]) == FRONT  # the start panel's paper, scaled
     for k in range(4):
         x = 155 + 240 * k
         assert tuple(pixels[319, x + 90]) == LINE and tuple(pixels[410, x + 90]) == FRONT
-        label = pixels[510:540, x + 70:x + 110]
-        assert (label.sum(axis=-1) == 0).sum() > 20  # black text under the option
+        ink = np.argwhere(pixels[505:560, x + 60:x + 120].sum(axis=-1) < 300)
+        # the label's capital: rows 514..528, about 14 px wide, centred under the option (PFP: 514..528)
+        assert (ink[:, 0].min() + 505, ink[:, 0].max() + 505) == (514, 528)
+        assert abs((ink[:, 1].min() + ink[:, 1].max()) / 2 + 60 - 88.5) <= 1.5
     assert (pixels[580:] == 255).all()
+
+
+def test_task_c_frames_rows_and_shadow_are_pfps():
+    """Task C, options of 3 panels on 950 px: each row's frame (pen centred 10 px out) and its grey
+    shadow read 127, 0, 0, 25, 127, 230 across the top edge, the row's first panel from x = 167,
+    as in PFP's Resources/3.jpg; the row's label's capital starts at x = 127, rows 367..389 there."""
+    panel = question_mark_panel()
+    pixels = np.asarray(composite("C", [panel] * 4, [[panel] * 3] * 4, "ABCD"))
+    assert [int(pixels[278 + d, 400, 0]) for d in range(6)] == [127, 0, 0, 25, 127, 230]
+    assert [int(pixels[380, 155 + d, 0]) for d in range(6)] == [127, 0, 0, 25, 127, 230]
+    assert [int(pixels[380, 165 + d, 0]) for d in range(3)] == [127, 0, 255]  # the first panel's frame
+    ink = np.argwhere(pixels[290:470, 100:150].sum(axis=-1) < 300)
+    assert ink[:, 1].min() + 100 == 127 and abs(ink[:, 0].min() + 290 - 367) <= 1 and ink[:, 0].max() + 290 == 389
+    for row in range(1, 4):  # B, C, D: in the same box of the rows below, 240 px apart
+        ink = np.argwhere(pixels[290 + 240 * row:470 + 240 * row, 100:150].sum(axis=-1) < 300)
+        assert 125 <= ink[:, 1].min() + 100 <= 131 and abs(ink[:, 0].max() - 99) <= 1
 
 
 def test_composite_refuses_malformed_calls():

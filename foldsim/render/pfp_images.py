@@ -309,14 +309,16 @@ ROW_PANEL, OPTION_PANEL, ARROW_SLOT, GAP, MARGIN = 200, 180, 40, 60, 30
 #: the black frame's pen (centred on the panel's edge, the panel drawn over its inner half)
 BORDER = 4
 ARROW: Colour = (0, 0, 255)
-#: task C: question panels 30 apart, no arrows; an option row's arrows in 40 + 20 px; 50 px between
-#: the rows' frames; the label "A".. left of its row, 15 px before it. GDI+ measures "Z" in Arial
-#: 24 bold as about 33 x 37 px; these two numbers stand for that measure (giving the reference's
-#: 950 x 1240 for 1-2 folds and 1008 wide for 3)
+#: task C: question panels 30 apart, no arrows; an option row's arrows in 40 + 20 px; 40 px between
+#: the rows (200 px each); the label left of its row, 15 px before it
 C_GAP, C_ARROW, C_ARROW_GAP, C_ROW_GAP, C_LABEL_GAP = 30, 40, 20, 40, 15
-C_LABEL_WIDTH, C_LABEL_HEIGHT = 33, 37
-#: label type sizes in pixels (Arial 16 and 24 point bold at 96 dpi), Pillow's bundled font made bold
-LABEL_AB, LABEL_C = 21, 32
+#: GDI+'s measure of "Z" in Arial 24 bold (the glyph's 19.5 px and a sixth of the 32-px em each
+#: side; its height the font's 1.117 em): it sets where task C's rows start, so it is fixed from
+#: PFP's own example (Resources/3.jpg: rows framed from x = 157 on a 950-px canvas)
+C_LABEL_WIDTH, C_LABEL_HEIGHT = 30.2, 35.76
+#: Pillow's bundled font, made bold by a 1-px stroke, at the sizes whose capitals are as tall as
+#: PFP's Arial 16 and 24 point bold (15 and 23 px in its examples)
+LABEL_AB, LABEL_C = 18, 30
 TASKS = ("A", "B", "C", "strip")
 #: the most panels a composite takes (a bound on its size)
 MAX_PANELS = 16
@@ -324,8 +326,12 @@ MAX_PANELS = 16
 
 def ab_size(questions: int, options: int) -> tuple[int, int]:
     """Task A/B composite size: max(200 c + 100 (c - 1) + 50, 240 n - 60) + 60 wide, 650 tall."""
-    row = ROW_PANEL * questions + (ARROW_SLOT + GAP) * (questions - 1) + 50
-    return max(row, (OPTION_PANEL + GAP) * options - GAP) + 2 * MARGIN, ROW_PANEL + OPTION_PANEL + 4 * GAP + 30
+    return max(_ab_row(questions), (OPTION_PANEL + GAP) * options - GAP) + 2 * MARGIN, ROW_PANEL + OPTION_PANEL + 4 * GAP + 30
+
+
+def _ab_row(questions: int) -> int:
+    """The question row's width as PFP counts it (50 px more than its panels and slots take)."""
+    return ROW_PANEL * questions + (ARROW_SLOT + GAP) * (questions - 1) + 50
 
 
 def c_size(questions: int, option_lengths: Sequence[int]) -> tuple[int, int]:
@@ -343,7 +349,7 @@ def _c_content(n: int) -> int:
 
 
 def _c_row_width(n: int) -> int:
-    return C_LABEL_WIDTH + C_LABEL_GAP + _c_content(n)
+    return int(C_LABEL_WIDTH + C_LABEL_GAP + _c_content(n))
 
 
 def strip_size(count: int) -> tuple[int, int]:
@@ -360,93 +366,148 @@ def _fit(panel: Image.Image, side: int) -> Image.Image:
     return out
 
 
-def _pen_rect(draw: ImageDraw.ImageDraw, x: int, y: int, w: int, h: int, width: int, colour) -> None:
-    """GDI+'s DrawRectangle(x, y, w, h) with a pen `width` wide centred on the edges: four bars."""
-    lo, hi = width // 2, width - width // 2
-    draw.rectangle([x - lo, y - lo, x + w + hi - 1, y - lo + width - 1], fill=colour)
-    draw.rectangle([x - lo, y + h - lo, x + w + hi - 1, y + h + hi - 1], fill=colour)
-    draw.rectangle([x - lo, y - lo, x - lo + width - 1, y + h + hi - 1], fill=colour)
-    draw.rectangle([x + w - lo, y - lo, x + w + hi - 1, y + h + hi - 1], fill=colour)
+def _coverage(index: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """How much of each pixel (centre at its index, one wide) the interval [lo, hi] covers."""
+    return np.clip(np.minimum(hi, index + 0.5) - np.maximum(lo, index - 0.5), 0.0, 1.0)
 
 
-def _framed(canvas: Image.Image, panel: Image.Image, x: int, y: int, side: int) -> None:
-    """A panel fitted to `side`, its black frame's pen drawn first and the panel over it."""
-    _pen_rect(ImageDraw.Draw(canvas), x, y, side, side, BORDER, LINE)
-    canvas.paste(_fit(panel, side), (x, y))
+def _blend_boxes(canvas: np.ndarray, outer: tuple[float, float, float, float], inner: tuple | None, colour,
+                 alpha: float = 1.0) -> None:
+    """Paint the area of box `outer` (x0, y0, x1, y1) less box `inner` on uint8[h, w, 3], each pixel
+    by the share of it covered (GDI+'s anti-aliased pen at these straight edges), at `alpha`;
+    values rounded down. Only the rows and columns the area touches are computed."""
+    x0, y0, x1, y1 = outer
+    left, top = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
+    right, bottom = min(canvas.shape[1], int(np.ceil(x1)) + 1), min(canvas.shape[0], int(np.ceil(y1)) + 1)
+    if left >= right or top >= bottom:
+        return
+    cols, rows = np.arange(left, right, dtype=float), np.arange(top, bottom, dtype=float)
+    row_share, col_share = _coverage(rows, y0, y1), _coverage(cols, x0, x1)
+    inner_rows, inner_cols = np.zeros_like(rows), np.zeros_like(cols)
+    if inner is not None:
+        ix0, iy0, ix1, iy1 = inner
+        inner_rows, inner_cols = _coverage(rows, iy0, iy1), _coverage(cols, ix0, ix1)
+    colour = np.asarray(colour, float)
+    band = inner_rows < 1  # rows not wholly inside the inner box: every column
+    edge = inner_cols < 1  # elsewhere only the columns not wholly inside it
+    for rows_at, cols_at in ((np.flatnonzero(band), np.arange(len(cols))), (np.flatnonzero(~band), np.flatnonzero(edge))):
+        if not len(rows_at) or not len(cols_at):
+            continue
+        share = (row_share[rows_at, None] * col_share[None, cols_at]
+                 - inner_rows[rows_at, None] * inner_cols[None, cols_at]) * alpha
+        block = np.ix_(rows_at + top, cols_at + left)
+        pixels = canvas[block].astype(float)
+        canvas[block] = np.floor(pixels * (1 - share[..., None]) + colour * share[..., None] + 1e-9).astype(np.uint8)
 
 
-def _arrow(draw: ImageDraw.ImageDraw, x1: int, x2: int, y: int) -> None:
-    """PFP's blue arrow: a 2-px shaft from x1 to x2 and a filled head 10 long, 10 wide."""
-    draw.rectangle([x1, y - 1, x2, y], fill=ARROW)
-    draw.polygon([(x2, y), (x2 - 10, y - 5), (x2 - 10, y + 5)], fill=ARROW)
+def _pen_rect(canvas: np.ndarray, x: float, y: float, w: float, h: float, width: float, colour, alpha: float = 1.0) -> None:
+    """GDI+'s DrawRectangle(x, y, w, h): a pen `width` wide centred on the edges."""
+    half = width / 2
+    _blend_boxes(canvas, (x - half, y - half, x + w + half, y + h + half),
+                 (x + half, y + half, x + w - half, y + h - half), colour, alpha)
 
 
-def _label(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int, anchor: str) -> None:
-    font = ImageFont.load_default(size=size)
-    draw.text(xy, text, fill=LINE, font=font, anchor=anchor, stroke_width=1, stroke_fill=LINE)
+def _framed(canvas: np.ndarray, panel: np.ndarray, x: int, y: int) -> None:
+    """A fitted panel (uint8[side, side, 3]), its black frame's pen drawn first and the panel over it."""
+    side = panel.shape[0]
+    _pen_rect(canvas, x, y, side, side, BORDER, LINE)
+    canvas[y:y + side, x:x + side] = panel
+
+
+class _Canvas:
+    """A composite being drawn: frames, panels and arrow shafts on a pixel array first, then the
+    arrow heads and labels with Pillow on top (they overlap nothing drawn after them)."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.pixels = np.full((height, width, 3), 255, np.uint8)
+        self.heads: list[tuple[int, int]] = []
+        self.labels: list[tuple[tuple[float, float], str, int, str]] = []
+        self.fitted: dict[tuple[int, int], np.ndarray] = {}  # a panel shown twice is scaled once
+
+    def panel(self, panel: Image.Image, x: int, y: int, side: int) -> None:
+        key = (id(panel), side)
+        if key not in self.fitted:
+            self.fitted[key] = np.asarray(_fit(panel, side))
+        _framed(self.pixels, self.fitted[key], x, y)
+
+    def arrow(self, x1: int, x2: int, y: int) -> None:
+        """PFP's blue arrow: a 2-px pen from x1 to x2 and a filled head 10 long, 10 wide at x2."""
+        _blend_boxes(self.pixels, (x1, y - 1, x2, y + 1), None, ARROW)
+        self.heads.append((x2, y))
+
+    def label(self, xy: tuple[float, float], text: str, size: int, anchor: str) -> None:
+        self.labels.append((xy, text, size, anchor))
+
+    def image(self) -> Image.Image:
+        image = Image.fromarray(self.pixels)
+        draw = ImageDraw.Draw(image)
+        for x, y in self.heads:
+            draw.polygon([(x, y), (x - 10, y - 5), (x - 10, y + 5)], fill=ARROW)
+        for xy, text, size, anchor in self.labels:
+            draw.text(xy, text, fill=LINE, font=ImageFont.load_default(size=size), anchor=anchor, stroke_width=1,
+                      stroke_fill=LINE)
+        return image
 
 
 def _ab_composite(questions: Sequence[Image.Image], options: Sequence[Image.Image], labels: Sequence[str]) -> Image.Image:
     width, height = ab_size(len(questions), len(options))
-    canvas = Image.new("RGB", (width, height), BACKGROUND)
-    draw = ImageDraw.Draw(canvas)
-    row = ROW_PANEL * len(questions) + (ARROW_SLOT + GAP) * (len(questions) - 1) + 50
-    x, y = MARGIN + (width - 2 * MARGIN - row) // 2, GAP
+    canvas = _Canvas(width, height)
+    x, y = MARGIN + (width - 2 * MARGIN - _ab_row(len(questions))) // 2, GAP
     for i, panel in enumerate(questions):
-        _framed(canvas, panel, x, y, ROW_PANEL)
+        canvas.panel(panel, x, y, ROW_PANEL)
         x += ROW_PANEL
         if i < len(questions) - 1:
-            _arrow(draw, x + 15, x + ARROW_SLOT, y + ROW_PANEL // 2)
+            canvas.arrow(x + 15, x + ARROW_SLOT, y + ROW_PANEL // 2)
             x += ARROW_SLOT + GAP
     x = MARGIN + (width - 2 * MARGIN - ((OPTION_PANEL + GAP) * len(options) - GAP)) // 2
     y = ROW_PANEL + 2 * GAP
     for panel, label in zip(options, labels):
-        _framed(canvas, panel, x, y, OPTION_PANEL)
-        _label(draw, (x + OPTION_PANEL / 2, y + OPTION_PANEL + 10), label, LABEL_AB, "ma")
+        canvas.panel(panel, x, y, OPTION_PANEL)
+        # capitals' bottom 28 px under the panel, centred on it (PFP's examples)
+        canvas.label((x + OPTION_PANEL / 2 - 1, y + OPTION_PANEL + 28), label, LABEL_AB, "ms")
         x += OPTION_PANEL + GAP
-    return canvas
+    return canvas.image()
 
 
 def _c_composite(questions: Sequence[Image.Image], options: Sequence[Sequence[Image.Image]],
                  labels: Sequence[str]) -> Image.Image:
     width, height = c_size(len(questions), [len(row) for row in options])
-    canvas = Image.new("RGB", (width, height), BACKGROUND)
-    draw = ImageDraw.Draw(canvas)
+    canvas = _Canvas(width, height)
     first = ROW_PANEL * len(questions) + C_GAP * (len(questions) - 1)
     x = MARGIN + (width - 2 * MARGIN - first) // 2
     for panel in questions:
-        _framed(canvas, panel, x, MARGIN, ROW_PANEL)
+        canvas.panel(panel, x, MARGIN, ROW_PANEL)
         x += ROW_PANEL + C_GAP
     y = MARGIN + ROW_PANEL + 3 * 20
     for row, label in zip(options, labels):
         start = MARGIN + (width - 2 * MARGIN - _c_row_width(len(row))) // 2
-        x = start + C_LABEL_WIDTH + C_LABEL_GAP
+        x = start + int(C_LABEL_WIDTH + C_LABEL_GAP)
         content = _c_content(len(row))
-        _pen_rect(draw, x - 10, y - 10, content + 20, OPTION_PANEL + 20, BORDER, LINE)
-        # the frame's soft shadow: grey at alpha 100, a 2-px pen, 2 px down and right
-        _pen_rect(ImageDraw.Draw(canvas, "RGBA"), x - 8, y - 8, content + 20, OPTION_PANEL + 20, 2, (128, 128, 128, 100))
+        _pen_rect(canvas.pixels, x - 10, y - 10, content + 20, OPTION_PANEL + 20, BORDER, LINE)
+        # the frame's shadow: grey at alpha 100 of 255, a 2-px pen, 2 px down and right
+        _pen_rect(canvas.pixels, x - 8, y - 8, content + 20, OPTION_PANEL + 20, 2, (128, 128, 128), 100 / 255)
         for i, panel in enumerate(row):
-            _framed(canvas, panel, x, y, OPTION_PANEL)
+            canvas.panel(panel, x, y, OPTION_PANEL)
             x += OPTION_PANEL
             if i < len(row) - 1:
-                _arrow(draw, x + 10, x + C_ARROW - 10, y + OPTION_PANEL // 2)
+                canvas.arrow(x + 10, x + C_ARROW - 10, y + OPTION_PANEL // 2)
                 x += C_ARROW + C_ARROW_GAP
-        _label(draw, (start, y + (OPTION_PANEL - C_LABEL_HEIGHT) / 2), label, LABEL_C, "la")
+        # the capital's left 5 px into the label's box, its bottom at the box's middle + 9 (PFP's example)
+        canvas.label((start + 5, y + (OPTION_PANEL - C_LABEL_HEIGHT) // 2 + 27), label, LABEL_C, "ls")
         y += OPTION_PANEL + 20 + C_ROW_GAP
-    return canvas
+    return canvas.image()
 
 
 def _strip(panels: Sequence[Image.Image], labels: Sequence[str]) -> Image.Image:
     width, height = strip_size(len(panels))
-    canvas = Image.new("RGB", (width, height), BACKGROUND)
-    draw = ImageDraw.Draw(canvas)
+    canvas = _Canvas(width, height)
     x = MARGIN
     for i, panel in enumerate(panels):
-        _framed(canvas, panel, x, MARGIN, ROW_PANEL)
+        canvas.panel(panel, x, MARGIN, ROW_PANEL)
         if i < len(labels) and labels[i]:
-            _label(draw, (x + ROW_PANEL / 2, MARGIN + ROW_PANEL + 10), labels[i], LABEL_AB, "ma")
+            canvas.label((x + ROW_PANEL / 2 - 1, MARGIN + ROW_PANEL + 28), labels[i], LABEL_AB, "ms")
         x += ROW_PANEL + C_GAP
-    return canvas
+    return canvas.image()
 
 
 def composite(task: str, question_panels: Sequence[Image.Image], option_panels: Sequence, labels: Sequence[str]) -> Image.Image:
