@@ -197,6 +197,10 @@ def test_answer_area_on_another_scale_and_on_random_items():
         panels = fold_panels(item.sheet, item.steps, result.states)
         assert len(panels) == len(item.steps) + 1 and all(p.size == (PANEL, PANEL) for p in panels)
         step_panel(item.sheet, result.states[-2][-1], item.steps[-1], result.states[-1], cuts=item.cuts)
+        for s, step in enumerate(item.steps):  # every fold's mark on the state before it
+            marked = state_panel(item.sheet, result.states[s][-1], fold=step[0])
+            assert colour_count(marked, LINE) > colour_count(state_panel(item.sheet, result.states[s][-1]), LINE) \
+                or len(result.states[s][-1]) > 1  # the dashes add black, unless they fall on outlines only
         blue = colour_count(answer_panel(item.sheet, result.cutouts), CUT)
         exact = float(result.area * frame.scale ** 2)
         assert abs(blue - exact) <= perimeter(result.cutouts, frame.scale) / 2, (item.id, blue, exact)

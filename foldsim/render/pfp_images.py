@@ -10,9 +10,9 @@ nor leave gaps and a cut-out's pixel count tracks its exact area. Colours: backg
 front faces grey 208, back faces (`Layer.reflected`) grey 160, black 3-px outlines, cut-outs
 blue (0, 0, 255).
 
-Panels (`state_panel`, `step_panel`, `cuts_only_panel`, `answer_panel`, `question_mark_panel`)
-and composites (`composite`: tasks "A", "B", "C" and the plain "strip") draw what they are
-given; which states, cuts and options to show is the family's choice.
+Panels (`state_panel`, `step_panel`, `fold_panels`, `cuts_only_panel`, `answer_panel`,
+`question_mark_panel`) and composites (`composite`: tasks "A", "B", "C" and the plain "strip")
+draw what they are given; which states, cuts and options to show is the family's choice.
 """
 
 from __future__ import annotations
@@ -535,3 +535,9 @@ def composite(task: str, question_panels: Sequence[Image.Image], option_panels: 
             raise ValueError("every task C option is a row of at least one panel")
         return _c_composite(question_panels, options, labels)
     return _ab_composite(question_panels, options, labels)
+
+
+__all__ = ["BACK", "BACKGROUND", "CUT", "FRONT", "LINE", "PANEL", "PfpFrame", "TASKS", "ab_size", "answer_panel",
+           "c_size", "composite", "cut_on_paper", "cuts_only_panel", "fill_mask", "fold_panels", "layer_rings",
+           "moving_rings", "pfp_frame", "question_mark_panel", "region_mask", "state_panel", "step_panel",
+           "strip_size"]
