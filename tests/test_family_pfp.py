@@ -234,13 +234,14 @@ def test_audit_flags_a_wrong_key_and_duplicate_options(records):
         assert PFP.audit([moved], "f").items[0].verdict == "differs"
 
 
-@pytest.mark.parametrize("bad", [None, 3, {}, {"info": {"task": "Z"}}, {"id": "x", "info": {"task": "A", "cutItem": {}}}])
+@pytest.mark.parametrize("bad", [None, 3, {}, {"info": {"task": "Z"}}, {"info": {"task": ["A"]}},
+                                 {"id": "x", "info": {"task": "A", "cutItem": {}}}])
 def test_audit_unreadable_records_are_invalid_never_raised(records, bad):
     good = records["A"][0]
     broken_option = copy.deepcopy(good)
     broken_option["options"][0]["cutouts"] = [{"outline": [[["1/0", "2"], ["3", "4"], ["5", "6"]]]}]
-    report = PFP.audit([bad, good, broken_option, {**good, "answer": "Q"}], "f")
-    assert [i.verdict for i in report.items] == ["invalid", "ok", "invalid", "invalid"]
+    report = PFP.audit([bad, good, broken_option, {**good, "answer": "AB"}, {**good, "answer": None}], "f")
+    assert [i.verdict for i in report.items] == ["invalid", "ok", "invalid", "invalid", "invalid"]
     assert report.items[2].reason.startswith("pfp_00001: options[0].cutouts[0].outline[0][0].x")
 
 

@@ -51,7 +51,7 @@ def _read(record: object, name: str) -> dict:
     if record.get("family") not in (None, "pfp"):
         raise InputError(f"is a record of {describe(record.get('family'))}, not of pfp", item=name, field="family")
     info = record.get("info")
-    if not isinstance(info, dict) or info.get("task") not in QUESTIONS:
+    if not isinstance(info, dict) or not isinstance(info.get("task"), str) or info["task"] not in QUESTIONS:
         raise InputError(f"must be an object with a task A, B or C, got {describe(info)}", item=name, field="info")
     try:
         item = cut_item_from_record(info.get("cutItem"))
@@ -69,7 +69,7 @@ def _read(record: object, name: str) -> dict:
     if labels != list(LABELS):
         raise InputError(f"must be labelled {', '.join(LABELS)} in order, got {describe(labels)}", item=name,
                          field="options")
-    if record.get("answer") not in LABELS:
+    if record.get("answer") not in tuple(LABELS):  # one letter, not a substring of "ABCD"
         raise InputError(f"must be one of {', '.join(LABELS)}, got {describe(record.get('answer'))}", item=name,
                          field="answer")
     cut_sets = [item.cuts]
