@@ -242,6 +242,7 @@ def test_audit_unreadable_records_are_invalid_never_raised(records, bad):
     broken_option["options"][0]["cutouts"] = [{"outline": [[["1/0", "2"], ["3", "4"], ["5", "6"]]]}]
     report = PFP.audit([bad, good, broken_option, {**good, "answer": "AB"}, {**good, "answer": None}], "f")
     assert [i.verdict for i in report.items] == ["invalid", "ok", "invalid", "invalid", "invalid"]
+    assert not any("internal error" in i.reason for i in report.items)
     assert report.items[2].reason.startswith("pfp_00001: options[0].cutouts[0].outline[0][0].x")
 
 
