@@ -14,10 +14,9 @@ import pytest
 
 from foldsim.cutfold import CutItem, Fold, cut_item, cut_item_from_record, cut_item_to_record, fold_states, pfp_cut, unfold_cut
 from foldsim.families import pfp_rules as R
-from foldsim.families.pfp import PFP, PfpFamily
+from foldsim.families.pfp import PFP, PfpFamily, count_answer
 from foldsim.families.pfp_tasks import (
     after_step,
-    count_answer,
     key_from_json,
     make_cut,
     near,

@@ -9,36 +9,94 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from fractions import Fraction
 
-from ..cutfold import CutItem, cut_item, cut_item_from_record, cut_item_to_record, fold_states, unfold_cut
+from ..cutfold import Cutout, CutItem, cut_item, cut_item_from_record, cut_item_to_record, fold_states, unfold_cut
 from ..errors import InputError, debugging, describe, internal_error_text
-from ..polygons import bounding_box, outline, preset_sheet
+from ..polygons import bounding_box, counter_clockwise, outline, preset_sheet
 from . import pfp_rules as R
 from .audit import DIFFERS, INVALID, OK, AuditItem, AuditReport
 from .pfp_tasks import (
     LABELS,
     QUESTIONS,
-    count_answer,
-    count_question,
     cutouts_json,
     draw_cuts,
     draw_steps,
+    exact_number,
     key_from_json,
-    opens_to,
     near,
+    opens_to,
     record_item,
     region_key,
     ring_key,
     state_json,
     state_key,
-    stored_cutouts,
     task_a,
     task_b,
     task_c,
     union_cutouts,
 )
 from .record_family import RecordFamily
+
+
+# -- named cut-out shapes (the counting task) --------------------------------------------------------
+
+
+def _shape_form(poly: Sequence) -> tuple:
+    """A polygon up to translation: counter-clockwise, moved so its least vertex is the origin."""
+    poly = ring_key(counter_clockwise(tuple(poly)))
+    x0, y0 = poly[0]
+    return tuple((x - x0, y - y0) for x, y in poly)
+
+
+COUNTED_FORMS = {_shape_form([(Fraction(x), Fraction(y)) for x, y in poly]): name
+                 for name, poly in R.COUNTED_SHAPES.items()}
+
+
+def count_answer(cutouts: Sequence[Cutout], named: bool) -> dict:
+    """{"cutouts": n} and, where `named`, how many cut-outs are each counted shape exactly (a
+    cut-out that merged across a crease or lost a part off the sheet is none of them)."""
+    answer = {"cutouts": len(cutouts)}
+    if named:
+        counts = dict.fromkeys(R.COUNTED_SHAPES, 0)
+        for cutout in cutouts:
+            rings = cutout.outline()
+            name = COUNTED_FORMS.get(_shape_form(rings[0])) if len(rings) == 1 else None
+            if name:
+                counts[name] += 1
+        answer.update(counts)
+    return answer
+
+
+#: which opened sheet each task's count question is about
+COUNTED_SHEET = {"A": "the unfolded sheet (the correct option)", "B": "the unfolded sheet shown",
+                 "C": "the first unfolded sheet shown"}
+
+
+def count_question(named: bool, task: str) -> str:
+    text = f"How many separate cut-outs does {COUNTED_SHEET[task]} have?"
+    if named:
+        shapes = ", ".join(n.replace("_", " ") for n in R.COUNTED_SHAPES)
+        text += f" How many of them are each of these exact shapes: {shapes}?"
+    return text
+
+
+class _Rings:
+    """A stored cut-out as the pictures need it: its boundary rings."""
+
+    def __init__(self, rings: list):
+        self.rings = rings
+
+    def outline(self) -> list:
+        return self.rings
+
+
+def stored_cutouts(value: object, what: str) -> list[_Rings]:
+    key_from_json(value, what)  # checks every field and bound
+    return [_Rings([[(exact_number(x, what), exact_number(y, what)) for x, y in ring] for ring in c["outline"]])
+            for c in value]
+
 
 def _cut_records(sheet, cuts: tuple) -> list[dict]:
     return cut_item_to_record(CutItem(sheet, (), cuts))["cuts"]

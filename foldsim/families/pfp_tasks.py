@@ -155,48 +155,6 @@ def state_json(layers: Sequence[Layer]) -> list[dict]:
                                                         for ring in outline(layer.placed())]} for layer in layers]
 
 
-# -- named cut-out shapes (the counting task) --------------------------------------------------------
-
-
-def _shape_form(poly: Sequence) -> tuple:
-    """A polygon up to translation: counter-clockwise, moved so its least vertex is the origin."""
-    poly = ring_key(counter_clockwise(tuple(poly)))
-    x0, y0 = poly[0]
-    return tuple((x - x0, y - y0) for x, y in poly)
-
-
-COUNTED_FORMS = {_shape_form([(Fraction(x), Fraction(y)) for x, y in poly]): name
-                 for name, poly in R.COUNTED_SHAPES.items()}
-
-
-def count_answer(cutouts: Sequence[Cutout], named: bool) -> dict:
-    """{"cutouts": n} and, where `named`, how many cut-outs are each counted shape exactly (a
-    cut-out that merged across a crease or lost a part off the sheet is none of them)."""
-    answer = {"cutouts": len(cutouts)}
-    if named:
-        counts = dict.fromkeys(R.COUNTED_SHAPES, 0)
-        for cutout in cutouts:
-            rings = cutout.outline()
-            name = COUNTED_FORMS.get(_shape_form(rings[0])) if len(rings) == 1 else None
-            if name:
-                counts[name] += 1
-        answer.update(counts)
-    return answer
-
-
-#: which opened sheet each task's count question is about
-COUNTED_SHEET = {"A": "the unfolded sheet (the correct option)", "B": "the unfolded sheet shown",
-                 "C": "the first unfolded sheet shown"}
-
-
-def count_question(named: bool, task: str) -> str:
-    text = f"How many separate cut-outs does {COUNTED_SHEET[task]} have?"
-    if named:
-        shapes = ", ".join(n.replace("_", " ") for n in R.COUNTED_SHAPES)
-        text += f" How many of them are each of these exact shapes: {shapes}?"
-    return text
-
-
 # -- drawing the item ----------------------------------------------------------------------------------
 
 
@@ -589,19 +547,3 @@ QUESTIONS = {
     "C": "Each picture shows the same folded paper cut in a different place and unfolded. Which folding "
          "rule was used?",
 }
-
-
-class _Rings:
-    """A stored cut-out as the pictures need it: its boundary rings."""
-
-    def __init__(self, rings: list):
-        self.rings = rings
-
-    def outline(self) -> list:
-        return self.rings
-
-
-def stored_cutouts(value: object, what: str) -> list[_Rings]:
-    key_from_json(value, what)  # checks every field and bound
-    return [_Rings([[(exact_number(x, what), exact_number(y, what)) for x, y in ring] for ring in c["outline"]])
-            for c in value]
