@@ -18,6 +18,7 @@ from foldsim.families.pfp import PFP, PfpFamily, count_answer
 from foldsim.families.pfp_tasks import (
     after_step,
     key_from_json,
+    mistakes,
     make_cut,
     near,
     opens_to,
@@ -50,6 +51,7 @@ def test_registered_with_the_contract_fields(records):
             assert [o["error"] is None for o in r["options"]].count(True) == 1
             assert next(o for o in r["options"] if o["error"] is None)["label"] == r["answer"]
             assert all(o["errorDetail"] for o in r["options"])
+            assert all(o["error"] in PFP.distractor_rules for o in r["options"] if o["error"] is not None)
             assert r["questionImg"] == f"{r['id']}.png"
             assert r["native"] == [{"image": f"./imgs/{r['id']}.png", "answer": r["answer"]}]
             assert r["info"]["task"] == PFP.levels[level]["task"]
@@ -317,3 +319,24 @@ def test_images_of_a_record_that_cannot_be_drawn_name_item_and_field(records):
     r["questionImg"] = "../x.png"
     with pytest.raises(InputError, match="questionImg"):
         PFP.images(r)
+
+
+def test_simulated_mistakes_are_the_named_foldings():
+    """On the reference's group (Hori_Left 1/2, then the top layer Hori_Right 1/2, one step) with a
+    circle at (45, 180): PFP's union key adds the circle's mirror at (315, 180); the state before the group's
+    last fold is that union too; the partial fold made with every layer, the top layer alone and
+    the face-down layers left uncut are the foldings they name."""
+    steps = ((Fold("Hori_Left", rate=F(1, 2)), Fold("Hori_Right", rate=F(1, 2), layers=1)),)
+    item = CutItem(SQUARE, steps, (pfp_cut("circle", (F(45), F(180)), R.CIRCLE_SIDES),))
+    states = fold_states(item)[0]
+    found = {name: thunk()[0] for name, thunk in mistakes(item, states).items()}
+    circle = lambda x: region_key(cut_item(CutItem(SQUARE, (), (pfp_cut("circle", (F(x), F(180)), R.CIRCLE_SIDES),))).cutouts)
+    both = region_key(cut_item(CutItem(SQUARE, (steps[0][:1],), item.cuts)).cutouts)
+    assert region_key(found["pfp_group_union"]) == both == region_key(found["group_intermediate"])
+    assert len(found["pfp_group_union"]) == 2 and set(circle(45)) < set(both)  # the circle and its mirror
+    assert region_key(cut_item(item).cutouts) == circle(45)
+    full = (Fold("Hori_Left", rate=F(1, 2)), Fold("Hori_Right", rate=F(1, 2)))
+    assert region_key(found["partial_taken_as_full"]) == region_key(cut_item(CutItem(SQUARE, (full,), item.cuts)).cutouts)
+    final = states[-1][-1]
+    assert region_key(found["top_layer_only"]) == region_key(unfold_cut(final[-1:], item.cuts))
+    assert region_key(found["face_down_uncut"]) == region_key(unfold_cut([L for L in final if not L.reflected], item.cuts))
