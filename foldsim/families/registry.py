@@ -8,6 +8,7 @@ from ..errors import InputError, describe
 from .base import Family
 from .record_family import RecordFamily
 from .mentalblackboard import MentalBlackboardFamily
+from .pfp import PFP
 from .pfp_cube import PFP_CUBE
 from .spatialviz import SPATIALVIZ
 from .spatialviz_cube import SPATIALVIZ_CUBE
@@ -21,11 +22,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (SPATIALVIZ, VISFACTOR, SRBENC
 #: same item format
 GENERAL_FAMILIES = ("spatialviz", "visfactor", "srbench")
 #: the families that key, draw and audit their own records (foldsim.families.record_family):
-#: cube nets and fold and cut; each adds itself here, after the point-hole families
-RECORD_FAMILIES: dict[str, RecordFamily] = {}
-RECORD_FAMILIES[SPATIALVIZ_CUBE.name] = SPATIALVIZ_CUBE
-RECORD_FAMILIES[PFP_CUBE.name] = PFP_CUBE
-RECORD_FAMILIES[STARE.name] = STARE
+#: fold and cut on polygon sheets, then the cube nets
+RECORD_FAMILIES: dict[str, RecordFamily] = {f.name: f for f in (PFP, STARE, SPATIALVIZ_CUBE, PFP_CUBE)}
 
 
 def family(name: str) -> Family | RecordFamily:
