@@ -13,7 +13,8 @@ Then, on one small generated prediction set (train / validation / test items; im
 lmms_check.py (TaskManager and CLI with a recording chat model, on a moved export),
 lmms_record_check.py (a record family's yes/no items exported in STARE's task shape), vlmeval_check.py
 (dataset building and run.py against a loopback OpenAI-compatible server, a plain chat model and
-the InternVL3 adapter that has its own prompt builder), trl_check.py (TRL's own reward call) and
+the InternVL3 adapter that has its own prompt builder), trl_check.py (TRL's own reward call; and
+trl_record_check.py, the record families' rewards) and
 datasets_check.py (export and load at the lower bound). A harness that cannot be installed is a
 FAILED line saying why; the run exits 1 unless every check passed.
 
@@ -222,6 +223,7 @@ def harness_trl(work: Path) -> None:
     data = make_dataset(python, work)
     export(python, data, "hf", "images", work / "trl-hf")
     check_script(python, "trl_check.py", work / "trl-hf", data, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    check_script(python, "trl_record_check.py", work / "trl-record")  # the record families' rewards
 
 
 def harness_datasets(work: Path) -> None:
