@@ -526,25 +526,19 @@ def score_files(task: str, truth_path: str | Path, answers_path: str | Path, *, 
     scored as empty."""
     from ..tasks import CHOICE_TASKS
     from .choice import score_choice_files
-
-    if task == "holes":  # the open-ended task of family items (foldsim.eval.holes)
-        if compat is not None:
-            raise InputError("the reference has no holes task, so there is no reference scorer to reproduce",
-                             field="--compat")
-        from .holes import score_holes_files
-
-        return score_holes_files(truth_path, answers_path)
+    from .holes import score_holes_files
     from .open_values import VALUE_TASKS, score_values_files
 
-    if task in VALUE_TASKS:  # named exact values of the record families (foldsim.eval.open_values)
+    # foldsim's own tasks, none with a reference scorer: family holes (foldsim.eval.holes), the
+    # record families' named values (foldsim.eval.open_values), the choice tasks (foldsim.eval.choice)
+    if task == "holes" or task in VALUE_TASKS or task in CHOICE_TASKS:
         if compat is not None:
             raise InputError(f"the reference has no {task} task, so there is no reference scorer to reproduce",
                              field="--compat")
-        return score_values_files(task, truth_path, answers_path)
-    if task in CHOICE_TASKS:
-        if compat is not None:
-            raise InputError(f"the reference has no {task} task, so there is no reference scorer to reproduce",
-                             field="--compat")
+        if task in VALUE_TASKS:
+            return score_values_files(task, truth_path, answers_path)
+        if task == "holes":
+            return score_holes_files(truth_path, answers_path)
         return score_choice_files(task, truth_path, answers_path)
     if task not in TASKS:
         raise InputError(f"unknown task {task!r} (expected one of {', '.join((*TASKS, *CHOICE_TASKS))})", field="task")
