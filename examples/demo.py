@@ -16,8 +16,9 @@ scored by `foldsim score choice` (its confusion table names the mistake) and dra
 asks a real model (README, "Evaluate a model").
 
 Then the general engine: two items of each peer benchmark (SpatialViz-Bench, VisFactor VZ2,
-SRBench) in its own format and look, audited against the physics, the SpatialViz items animated
-in 3-D and written as FOLD files.
+SRBench, and the record families PFP, STARE, SpatialViz's cube and PFP's cube tasks) in its own
+format and look, audited against the physics, the SpatialViz items animated in 3-D and written as
+FOLD files, and one PFP item folded, cut and opened in 3-D.
 
 Last, a cube net (docs/nets.md): its flat picture, one view of its cube as the exact engine
 computes it, and a small 3-D video of it folding (18 frames at 240x180), in demo-out/nets/.
@@ -25,10 +26,9 @@ computes it, and a small 3-D video of it folding (18 frames at 240x180), in demo
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
-
-import json
 
 from foldsim.check import check_file
 from foldsim.cli import app
@@ -78,7 +78,9 @@ def evaluation_demo() -> int:
     return code
 
 
-FAMILY_SETS = (("spatialviz", "L2"), ("visfactor", "normal"), ("srbench", "2"))
+FAMILY_SETS = (("spatialviz", "L2"), ("visfactor", "normal"), ("srbench", "2"),
+               # the record families: fold and cut (PFP) and the cube nets (STARE, SpatialViz, PFP)
+               ("pfp", "A"), ("stare", "all_vis"), ("spatialviz-cube", "patterns"), ("pfp-cube", "hard"))
 
 
 def families_demo() -> int:
@@ -94,6 +96,12 @@ def families_demo() -> int:
     items = OUT / "families" / "spatialviz" / "spatialviz_items.json"
     code |= foldsim("render-item", items, "--out", OUT / "families" / "spatialviz-3d", "--video")
     code |= foldsim("fold", items, "--out", OUT / "families" / "fold")
+    # a PFP item's folding and cutting in 3-D: its cut item (info.cutItem) through render-item
+    pfp_items = json.loads((OUT / "families" / "pfp" / "pfp_items.json").read_text(encoding="utf-8"))
+    cut_items = OUT / "families" / "pfp-3d" / "pfp_cut_items.json"
+    cut_items.parent.mkdir(parents=True, exist_ok=True)
+    cut_items.write_text(json.dumps([r["info"]["cutItem"] for r in pfp_items[:1]], indent=1) + "\n", encoding="utf-8")
+    code |= foldsim("render-item", cut_items, "--out", OUT / "families" / "pfp-3d", "--video")
     return code
 
 
@@ -151,6 +159,7 @@ def main() -> int:
     print(f"\n  report page         {OUT / 'report.html'}  (open it in a browser: scores, plots, every item)")
     print(f"  peer benchmarks     {OUT / 'families'}/<family>/  (items, their own format, composite images)")
     print(f"  a family item in 3-D {OUT / 'families' / 'spatialviz-3d' / 'folding_videos'}/")
+    print(f"  a PFP item cut in 3-D {OUT / 'families' / 'pfp-3d'}/  (the pfp composite: families/pfp/pfp_00001.png)")
     print(f"  FOLD files          {OUT / 'families' / 'fold'}/  (open them in an origami tool)")
     print(f"  a cube net          {OUT / 'nets'}/  (flat net, a cube view, the net folding in 3-D)")
     return 0 if check.all_match and not report.failed and not evaluated and not families else 1
