@@ -23,6 +23,7 @@ from cli_invoke import invoke
 from foldsim.cli.common import EXIT_ITEMS, EXIT_OK, EXIT_USAGE
 from foldsim.dataset.media import LOCK_FILE, MANIFEST_DIR
 from foldsim.errors import InputError
+from foldsim.families.registry import FAMILIES, RECORD_FAMILIES
 from record_family_stub import DRAW_SECONDS_ENV, TOY, TOY_YES_NO, ToyFamily, plugin_env, toy_family  # noqa: F401
 from test_output_paths import refused_outputs
 
@@ -327,8 +328,9 @@ def test_enumerate_refuses_a_record_family_with_one_line(toy_family):
 def test_audit_refuses_an_unknown_family_naming_every_one(toy_family, tmp_path):
     done = invoke("audit", "--family", "nope", audit_file(tmp_path, []))
     assert done.exit_code == EXIT_USAGE
-    assert error_lines(done) == ["error: --family: must be one of spatialviz, visfactor, srbench, mentalblackboard, "
-                                 "toy, toyyn, got 'nope'"]
+    names = ", ".join([*FAMILIES, *RECORD_FAMILIES])  # the real families, then the stub's
+    assert "toy, toyyn" in names
+    assert error_lines(done) == [f"error: --family: must be one of {names}, got 'nope'"]
 
 
 # -- help -----------------------------------------------------------------------------------------------
@@ -340,12 +342,12 @@ def test_the_overview_and_the_family_option_list_every_registered_family(command
     done = subprocess.run([sys.executable, "-m", "foldsim", *([command] if command else []), "--help"],
                           capture_output=True, text=True, env={**plugin_env(), "COLUMNS": "400"}, timeout=240)
     assert done.returncode == 0, done.stderr
+    names = ", ".join([*FAMILIES, *RECORD_FAMILIES, "toy"]) + " or toyyn"  # the registry's, then the stub's
     if command is None:
-        assert "Benchmark families (generate, audit --family): spatialviz, visfactor, srbench, mentalblackboard, " \
-               "toy or toyyn." in done.stdout
+        assert f"Benchmark families (generate, audit --family): {names}." in done.stdout
         return
     [line] = [line for line in done.stdout.splitlines() if "--family " in line and "FAMILY" in line]
-    assert "spatialviz, visfactor, srbench, mentalblackboard, toy or toyyn:" in line
+    assert f"{names}:" in line
 
 
 # -- hostile input --------------------------------------------------------------------------------------
