@@ -215,7 +215,7 @@ def score_holes(records: Sequence[object], answers: Iterable, *, source: str = "
     / (truth + extra)), count_exact, field_<row|col|x|y>, extra_rate, missing_rate; by family and
     level. A truth record that cannot be read counts in N as a failure and is named in `errors`."""
     from .answers import index_answers
-    from .score_base import Report
+    from .score_base import Report, family_counts_and_groups
 
     by_id, duplicates = index_answers(answers)
     notes = [f"answer {d} appears more than once: the last one is scored" for d in duplicates]
@@ -235,16 +235,7 @@ def score_holes(records: Sequence[object], answers: Iterable, *, source: str = "
         n = len(units) + n_invalid
         metrics["exact_match"] = sum(u.exact for u in units) / n
     metrics.pop("items")
-    counts = {"items": len(units) + n_invalid, "answered": sum(u.answered for u in units),
-              "exact": sum(u.exact for u in units), "missing": sum(u.status == "missing" for u in units),
-              "unreadable": sum(u.status not in ("ok", "missing") for u in units), "invalid_truth": n_invalid}
-    groups: dict[str, dict[str, dict]] = {}
-    for kind in ("family", "level"):
-        members = defaultdict(list)
-        for u in units:
-            members[u.groups[kind]].append(u)
-        if len(members) > 1 or kind == "level":
-            groups[kind] = {name: _summary(m) for name, m in sorted(members.items())}
+    counts, groups = family_counts_and_groups(units, n_invalid, _summary)
     return Report(TASK, "default", units, metrics, counts, groups, notes, [], errors)
 
 

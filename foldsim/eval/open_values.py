@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -175,7 +174,7 @@ def score_values(task: str, records: Sequence[object], answers: Iterable, *, sou
     """A Report of a value task: exact_match (every name right; unreadable truth records count in N
     as failures), fields (names right / names asked), answered, field_<name>; by family and level."""
     from .answers import index_answers
-    from .score_base import Report
+    from .score_base import Report, family_counts_and_groups
 
     _check_task(task)
     by_id, duplicates = index_answers(answers)
@@ -193,16 +192,7 @@ def score_values(task: str, records: Sequence[object], answers: Iterable, *, sou
     metrics.pop("items")
     if errors:
         metrics["exact_match"] = sum(u.exact for u in units) / (len(units) + len(errors))
-    counts = {"items": len(units) + len(errors), "answered": sum(u.answered for u in units),
-              "exact": sum(u.exact for u in units), "missing": sum(u.status == "missing" for u in units),
-              "unreadable": sum(u.status not in ("ok", "missing") for u in units), "invalid_truth": len(errors)}
-    groups: dict[str, dict[str, dict]] = {}
-    for kind in ("family", "level"):
-        members = defaultdict(list)
-        for u in units:
-            members[u.groups[kind]].append(u)
-        if len(members) > 1 or kind == "level":
-            groups[kind] = {name: _summary(m) for name, m in sorted(members.items())}
+    counts, groups = family_counts_and_groups(units, len(errors), _summary)
     return Report(task, "default", units, metrics, counts, groups, notes, [], errors)
 
 

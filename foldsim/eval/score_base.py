@@ -188,6 +188,24 @@ def ratio(numerator: float, denominator: float) -> float | None:
     return numerator / denominator if denominator else None
 
 
+def family_counts_and_groups(units: Sequence, n_invalid: int, summary) -> tuple[dict, dict[str, dict[str, dict]]]:
+    """The counts and the by-family / by-level summaries of a family task's per-item units (each
+    with `answered`, `exact`, `status` and `groups`), shared by the holes and the named-values
+    scorers: unreadable truth records count in N; families are broken down only when there are
+    several, levels always."""
+    counts = {"items": len(units) + n_invalid, "answered": sum(u.answered for u in units),
+              "exact": sum(u.exact for u in units), "missing": sum(u.status == "missing" for u in units),
+              "unreadable": sum(u.status not in ("ok", "missing") for u in units), "invalid_truth": n_invalid}
+    groups: dict[str, dict[str, dict]] = {}
+    for kind in ("family", "level"):
+        members: dict[str, list] = {}
+        for u in units:
+            members.setdefault(u.groups[kind], []).append(u)
+        if len(members) > 1 or kind == "level":
+            groups[kind] = {name: summary(m) for name, m in sorted(members.items())}
+    return counts, groups
+
+
 def aggregate(items: Sequence[ItemScore], fields: Sequence[str], *, unfolding: bool) -> dict[str, float | None]:
     """Default-mode pooled metrics over all truth items (N = len(items)):
 

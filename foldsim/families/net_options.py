@@ -31,6 +31,7 @@ from ..net_space import canonical_cube, cube_labellings, cube_nets
 from ..nets import (MAX_LABEL_CHARS, FoldedNet, Net, Pattern, Shown, cube_key, cube_sides, fold_nets, make_net,
                     net_from_record, net_to_record, orientations_showing, turned_cube, view_of)
 from .audit import DIFFERS, INVALID, OK, AuditItem, AuditReport
+from .record_family import RecordFamily
 
 COLOUR_LABELS = ("red", "green", "blue", "pink", "yellow", "cyan")  # SpatialViz's six colours
 SYMBOL_LABELS = ("1", "2", "3", "4", "5", "6")  # PFP's six textures, as F glyphs with their label
@@ -519,3 +520,17 @@ def generate_cube_records(family, count: int, seed: int, level: str | None, task
     if not report.all_ok:
         raise AssertionError(f"{family.name} generated a record its audit refuses: {report.summary()['problems'][0]}")
     return records
+
+
+class CubeChoiceFamily(RecordFamily):
+    """What the cube-choice families (spatialviz-cube, pfp-cube) share: their records are drawn,
+    audited and split-keyed by the functions above, whatever their questions."""
+
+    def images(self, record):
+        return cube_choice_images(record, self.name)
+
+    def audit(self, records, file):
+        return audit_cube_records(records, file, self.name)
+
+    def split_key(self, record):
+        return cube_split_key(self.name, record)

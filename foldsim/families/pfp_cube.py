@@ -22,7 +22,6 @@ import random
 
 from ..nets import turned_cube, view_of
 from . import net_options as N
-from .record_family import RecordFamily
 
 TASKS = ("net_to_cube", "cube_to_net")
 QUESTIONS = {
@@ -35,7 +34,7 @@ TYPES = {"net_to_cube": "_2DTo3D_N", "cube_to_net": "_3DTo2D_N"}  # PFP's export
 MAX_TRIES = 30  # relabellings drawn per distractor before the candidate item is dropped
 
 
-class PfpCubeFamily(RecordFamily):
+class PfpCubeFamily(N.CubeChoiceFamily):
     name = "pfp-cube"
     summary = ("PFP net→cube and cube→net: which cube the net folds into, which net folds into the cube shown; "
                "easy and hard as PFP draws poses and layouts; patterned faces")
@@ -115,15 +114,6 @@ class PfpCubeFamily(RecordFamily):
     def native_text(self, rows):
         """PFP's answer.jsonl: one {"image", "answer"} line per item."""
         return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-
-    def images(self, record):
-        return N.cube_choice_images(record, self.name)
-
-    def audit(self, records, file):
-        return N.audit_cube_records(records, file, self.name)
-
-    def split_key(self, record):
-        return N.cube_split_key(self.name, record)
 
 
 PFP_CUBE = PfpCubeFamily()

@@ -14,7 +14,6 @@ import random
 
 from ..nets import cube_key, turned_cube, view_of
 from . import net_options as N
-from .record_family import RecordFamily
 
 TASKS = ("can", "cannot", "view")
 QUESTIONS = {
@@ -70,7 +69,7 @@ def _wrong_view(rule: str, cube, rng: random.Random):
                   "turns": turns}
 
 
-class SpatialVizCubeFamily(RecordFamily):
+class SpatialVizCubeFamily(N.CubeChoiceFamily):
     name = "spatialviz-cube"
     summary = ("SpatialViz-Bench cube unfolding and reconstruction: which net can / cannot form the cube shown, which "
                "view is the net's cube, which colour is opposite; coloured or patterned faces")
@@ -192,15 +191,6 @@ class SpatialVizCubeFamily(RecordFamily):
                  "Level": "Level0" if record["level"] == "colours" else "Level1", "Image_id": record["id"],
                  "Question": record["question"], "Choices": [o["label"] for o in record["options"]],
                  "Answer": record["answer"], "Explanation": explanation}]
-
-    def images(self, record):
-        return N.cube_choice_images(record, self.name)
-
-    def audit(self, records, file):
-        return N.audit_cube_records(records, file, self.name)
-
-    def split_key(self, record):
-        return N.cube_split_key(self.name, record)
 
 
 SPATIALVIZ_CUBE = SpatialVizCubeFamily()
