@@ -113,3 +113,17 @@ def test_ray_writes_the_bytes_of_one_local_worker_and_resumes(reference, tmp_pat
         assert files(tmp_path) == files(reference)
     finally:
         ray.shutdown()
+
+
+def test_render_sends_family_items_to_generate_in_one_line_each(reference, tmp_path):
+    """`render` draws MentalBlackboard-format items; a family item is named with the command that
+    draws it (it said "InputError" before), the batch goes on, nothing is drawn for it."""
+    items = reference / "srbench_items.json"
+    done = runner.invoke(app, ["render", str(items), "--images", "--out", str(tmp_path / "media"), "--ids",
+                               "srbench_00001,srbench_00002"])
+    assert done.exit_code == 1, done.output
+    lines = [line for line in done.output.splitlines() if line.startswith("error: ")]
+    assert lines == [f"error: srbench_0000{k}: is a srbench family item: its images are drawn by `foldsim generate "
+                     "--family srbench` (run it again with the same arguments, without --no-media, to add them)"
+                     for k in (1, 2)]
+    assert not list((tmp_path / "media").rglob("srbench_*"))

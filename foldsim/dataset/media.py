@@ -44,7 +44,7 @@ from rich.console import Console
 
 from ..errors import InputError
 from ..mentalblackboard_sheet import SHEET
-from ..io import atomic_write_json
+from ..io import atomic_write_json, record_name
 from ..progress import counting_bar
 from ..render.images import write_images, write_numbered_sheet
 from ..render.text import write_text
@@ -568,6 +568,13 @@ def renderable(records: Sequence[object], ids: Sequence[str] | None = None) -> t
         failed.update({i: "not in the file" for i in ids if i not in present})
         wanted = set(ids)
         records = [r for r in records if isinstance(r, dict) and str(r.get("id")) in wanted]
+    family_items = {i for i, r in enumerate(records) if isinstance(r, dict) and isinstance(r.get("family"), str)}
+    for index in sorted(family_items):  # drawn in their benchmark's look by generate --family, which resumes
+        family = records[index]["family"]
+        failed[record_name(records[index], index)] = (
+            f"is a {family} family item: its images are drawn by `foldsim generate --family {family}` (run it again "
+            "with the same arguments, without --no-media, to add them)")
+    records = [r for i, r in enumerate(records) if i not in family_items]
     results = simulate(records)
     ok, seen = [], set()
     for index, (record, result) in enumerate(zip(records, results)):
