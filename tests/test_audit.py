@@ -87,3 +87,38 @@ def test_invalid_and_unreadable(records, tmp_path):
         with pytest.raises(SystemExit) as exit_:
             main(argv)
         assert exit_.value.code == code
+
+
+@pytest.mark.parametrize("family", [None, "stare", "pfp", "spatialviz-cube", "pfp-cube"])
+def test_every_audit_names_an_idless_record_by_its_line(family):
+    """One naming for every audit (`read_each`): a record without an id, or with a blank one, is
+    named by its JSON Lines line (pfp and the cube families said "item 0", audit_records the blank
+    id itself)."""
+    from foldsim.families.registry import RECORD_FAMILIES
+    from foldsim.io import parse_records
+
+    records = parse_records('{"id": "  "}\n\n{"options": 3}\n', "items.jsonl", jsonl=True)
+    audit = audit_records if family is None else RECORD_FAMILIES[family].audit
+    report = audit(records, "items.jsonl")
+    assert [(i.id, i.verdict) for i in report.items] == [("line 1", INVALID), ("line 3", INVALID)]
+    assert all(i.reason.startswith(f"{i.id}: ") for i in report.items)
+
+
+def test_read_each_makes_every_failure_that_records_verdict(monkeypatch):
+    from foldsim.errors import InputError
+    from foldsim.families.audit import read_each
+
+    def read(index, name):
+        if index == 1:
+            raise InputError("must be a number", field="x")  # names no item: the record's name is added
+        if index == 2:
+            raise ZeroDivisionError("a bug")
+        return name.upper()
+
+    names, read_ok, refused = read_each([{"id": "a"}, {}, {"id": "c"}], read)
+    assert names == ["a", "item 1", "c"] and read_ok == {0: "A"}
+    assert refused[1].reason == "item 1: x: must be a number"
+    assert refused[2].reason.startswith("c: internal error: ZeroDivisionError: a bug") and "\n" not in refused[2].reason
+    monkeypatch.setenv("FOLDSIM_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError):
+        read_each([{"id": "a"}, {}, {"id": "c"}], read, only=[2])

@@ -7,13 +7,17 @@ coordinates, multiset differences), and which option (if any) is the physical an
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ..errors import InputError, describe
 from ..sheets import PointHole, item_from_record
 from .base import holes_from_json, seen_as
 
 OK, DIFFERS, INVALID = "ok", "differs", "invalid"
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -88,35 +92,52 @@ def _keyed(record: object, name: str, family: str | None = None):
     return item, by_label[answer], by_label
 
 
-def audit_records(records: list, file: str = "items", *, family: str | None = None) -> AuditReport:
-    """Audit every record, in order: one AuditItem each, never an exception (a record that cannot be
-    read or simulated is that record's `invalid` verdict, named by its id, else its JSON Lines line,
-    else "item <index>"). `family`: records of another family are invalid (their family named)."""
-    from ..engine import simulate_items
-    from ..errors import debugging, internal_error_text
+def record_names(records: list) -> list[str]:
+    """What every audit calls each record: its id (a non-blank string), else its place in the file
+    (its JSON Lines line where the reader kept it, else "item <index>": `record_positions`)."""
     from ..simulate import record_positions
 
     positions = record_positions(records, len(records))
-    names = [r["id"] if isinstance(r, dict) and isinstance(r.get("id"), str) and r["id"] else positions[i]
-             for i, r in enumerate(records)]
-    verdicts: list[AuditItem | None] = [None] * len(records)
-    parsed: dict[int, tuple] = {}
-    for index, record in enumerate(records):
+    return [r["id"] if isinstance(r, dict) and isinstance(r.get("id"), str) and r["id"].strip() else positions[i]
+            for i, r in enumerate(records)]
+
+
+def read_each(records: list, read: Callable[[int, str], T], only: list[int] | None = None,
+              ) -> tuple[list[str], dict[int, T], dict[int, AuditItem]]:
+    """(names, {index: read(index, name)}, {index: invalid verdict}) over the records (those of
+    `only`, else all): one record's bad data (an InputError, named by the record where it names
+    nothing) or bug (any other exception: one internal-error line, raised under FOLDSIM_DEBUG) is
+    that record's verdict, never the batch's exception. Every audit reads its records through this."""
+    from ..errors import debugging, internal_error_text
+
+    names = record_names(records)
+    read_ok: dict[int, T] = {}
+    refused: dict[int, AuditItem] = {}
+    for index in range(len(records)) if only is None else only:
+        name = names[index]
         try:
-            parsed[index] = _keyed(record, names[index], family)
+            read_ok[index] = read(index, name)
         except InputError as err:
-            verdicts[index] = AuditItem(names[index], INVALID, str(err))
+            refused[index] = AuditItem(name, INVALID, str(err if err.item else err.at(item=name)))
         except Exception as err:  # noqa: BLE001  (one record's bug is that record's verdict)
             if debugging():
                 raise
-            verdicts[index] = AuditItem(names[index], INVALID, f"{names[index]}: {internal_error_text(err)}")
+            refused[index] = AuditItem(name, INVALID, f"{name}: {internal_error_text(err)}")
+    return names, read_ok, refused
+
+
+def audit_records(records: list, file: str = "items", *, family: str | None = None) -> AuditReport:
+    """Audit every record, in order: one AuditItem each, never an exception (a record that cannot be
+    read or simulated is that record's `invalid` verdict, named as `record_names` says). `family`:
+    records of another family are invalid (their family named)."""
+    from ..engine import simulate_items
+
+    names, parsed, verdicts = read_each(records, lambda index, name: _keyed(records[index], name, family))
     todo = list(parsed)
     results = simulate_items([parsed[i][0] for i in todo], names=[names[i] for i in todo])
     for index, result in zip(todo, results, strict=True):
         verdicts[index] = _verdict(names[index], result, *parsed[index][1:])
-    report = AuditReport(file)
-    report.items = [v for v in verdicts if v is not None]
-    return report
+    return AuditReport(file, [verdicts[index] for index in range(len(records))])
 
 
 def _verdict(name: str, result, key: tuple[PointHole, ...], by_label: dict) -> AuditItem:

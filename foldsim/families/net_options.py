@@ -24,13 +24,13 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import InputError, debugging, describe, internal_error_text
+from ..errors import InputError, describe
 from ..io import safe_file_name
 from ..kernels import nets as K
 from ..net_space import canonical_cube, cube_labellings, cube_nets
 from ..nets import (MAX_LABEL_CHARS, FoldedNet, Net, Pattern, Shown, cube_key, cube_sides, fold_nets, make_net,
                     net_from_record, net_to_record, orientations_showing, turned_cube, view_of)
-from .audit import DIFFERS, INVALID, OK, AuditItem, AuditReport
+from .audit import DIFFERS, INVALID, OK, AuditItem, AuditReport, read_each
 from .record_family import RecordFamily
 
 COLOUR_LABELS = ("red", "green", "blue", "pink", "yellow", "cyan")  # SpatialViz's six colours
@@ -400,27 +400,13 @@ def _labels(item: CubeItem) -> list[str]:
 def audit_cube_records(records: list, file: str, family: str) -> AuditReport:
     """Audit cube-choice records of `family` on the engine (all their nets folded in a few batched
     calls): per record ok, differs (with its problems) or invalid; never an exception."""
-    report = AuditReport(file)
-    verdicts: list[AuditItem | None] = [None] * len(records)
-    items: dict[int, CubeItem] = {}
-    for index, record in enumerate(records):
-        name = record["id"] if isinstance(record, dict) and isinstance(record.get("id"), str) and record["id"] \
-            else f"item {index}"
-        try:
-            items[index] = read_item(record, name, family)
-        except InputError as err:
-            verdicts[index] = AuditItem(name, INVALID, str(err))
-        except Exception as err:  # noqa: BLE001  (one record's bug is that record's verdict)
-            if debugging():
-                raise
-            verdicts[index] = AuditItem(name, INVALID, f"{name}: {internal_error_text(err)}")
+    _, items, verdicts = read_each(records, lambda index, name: read_item(records[index], name, family))
     nets = [shape for item in items.values() for shape in (item.question, *item.options.values())
             if isinstance(shape, Net)]
     folded = {id(net): result for net, result in zip(nets, fold_all(nets) if nets else [])}
     for index, item in items.items():
         verdicts[index] = judge(item, folded)
-    report.items = [v for v in verdicts if v is not None]
-    return report
+    return AuditReport(file, [verdicts[index] for index in range(len(records))])
 
 
 def cube_split_key(family: str, record: dict) -> str:

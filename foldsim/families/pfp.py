@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from ..cutfold import Cutout, CutItem, cut_item, cut_item_from_record, cut_item_to_record, fold_states, unfold_cut
-from ..errors import InputError, debugging, describe, internal_error_text
+from ..errors import InputError, describe
 from ..polygons import bounding_box, counter_clockwise, outline, preset_sheet
 from . import pfp_rules as R
-from .audit import DIFFERS, INVALID, OK, AuditItem, AuditReport
+from .audit import DIFFERS, OK, AuditItem, AuditReport, read_each
 from .pfp_tasks import (
     LABELS,
     QUESTIONS,
@@ -308,19 +308,9 @@ class PfpFamily(RecordFamily):
     # -- audit -----------------------------------------------------------------------------------------
 
     def audit(self, records: list, file: str) -> AuditReport:
-        report = AuditReport(file)
-        for index, record in enumerate(records):
-            name = record["id"] if isinstance(record, dict) and isinstance(record.get("id"), str) and record["id"] \
-                else f"item {index}"
-            try:
-                report.items.append(self._audit_one(record, name))
-            except InputError as err:
-                report.items.append(AuditItem(name, INVALID, str(err.at(item=name) if err.item is None else err)))
-            except Exception as err:  # noqa: BLE001  (one record's bug is that record's verdict)
-                if debugging():
-                    raise
-                report.items.append(AuditItem(name, INVALID, f"{name}: {internal_error_text(err)}"))
-        return report
+        _, judged, refused = read_each(records, lambda index, name: self._audit_one(records[index], name))
+        verdicts = {**judged, **refused}
+        return AuditReport(file, [verdicts[index] for index in range(len(records))])
 
     def _audit_one(self, record: object, name: str) -> AuditItem:
         """A: the key is the final state's cut-outs; B: the key alone is no step of the item; C: the

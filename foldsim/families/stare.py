@@ -39,15 +39,14 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from ..errors import InputError, debugging, describe, internal_error_text
+from ..errors import InputError, describe
 from ..io import safe_file_name
 from ..kernels import nets as K
 from ..net_space import GRID_SYMMETRIES, hexomino_nets
 from ..nets import REASON_TEXT, Net, flat_neighbours, make_net, net_arrays, net_from_record, rooted_at
 from ..render.images import png_bytes
 from ..render.stare_images import net_picture, step_images
-from ..simulate import record_positions
-from .audit import DIFFERS, INVALID, OK, AuditItem, AuditReport
+from .audit import DIFFERS, INVALID, OK, AuditItem, AuditReport, read_each
 from .record_family import RecordFamily
 
 FAMILY = "stare"
@@ -351,29 +350,13 @@ class StareFamily(RecordFamily):
         if not isinstance(records, list):
             return AuditReport(file, [AuditItem("item 0", INVALID, f"{file}: must be a list of records, got "
                                                 f"{describe(records)}")])
-        positions = record_positions(records, len(records))
-        names = [r["id"] if isinstance(r, dict) and isinstance(r.get("id"), str) and r["id"].strip() else positions[i]
-                 for i, r in enumerate(records)]
-        verdicts: list[AuditItem | None] = [None] * len(records)
-        readable: dict[int, Net] = {}
-        for index, record in enumerate(records):
-            try:
-                readable[index] = _readable(record, names[index])[0]
-            except InputError as err:
-                verdicts[index] = AuditItem(names[index], INVALID, str(err))
-            except Exception as err:  # noqa: BLE001  (one record's bug is that record's verdict)
-                if debugging():
-                    raise
-                verdicts[index] = AuditItem(names[index], INVALID, f"{names[index]}: {internal_error_text(err)}")
+        _, readable, refused = read_each(records, lambda index, name: _readable(records[index], name)[0])
         todo = list(readable)
-        for index, derived in zip(todo, derive([readable[i] for i in todo])):
-            try:
-                verdicts[index] = _verdict(names[index], records[index], readable[index], derived)
-            except Exception as err:  # noqa: BLE001  (as above)
-                if debugging():
-                    raise
-                verdicts[index] = AuditItem(names[index], INVALID, f"{names[index]}: {internal_error_text(err)}")
-        return AuditReport(file, [v for v in verdicts if v is not None])
+        derived = dict(zip(todo, derive([readable[i] for i in todo])))
+        _, judged, failed = read_each(
+            records, lambda index, name: _verdict(name, records[index], readable[index], derived[index]), only=todo)
+        verdicts = {**refused, **judged, **failed}
+        return AuditReport(file, [verdicts[index] for index in range(len(records))])
 
     def split_key(self, record: dict) -> str:
         """The net (cells and hinges with their turns) in canonical form under the grid's 8 turns
