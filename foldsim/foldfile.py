@@ -1,6 +1,7 @@
 """FOLD files (edemaine/fold, spec 1.2) of general items: the crease pattern of the final state as
 the key frame, one flat-folded frame after each action, the holes and the item under `foldsim:`
-keys (docs/engine.md, "FOLD files").
+keys (docs/engine.md, "FOLD files"). The graph, the assignments and the document are built by
+`foldsim.fold_document`, shared with the polygon sheets' files (`foldsim.cut_fold_file`).
 
 Everything is computed from the engine's trace (`foldsim.engine.trace_item`) in exact integer
 lattice units and turned into floats only when written:
@@ -29,18 +30,11 @@ from fractions import Fraction
 import numpy as np
 
 from .errors import InputError
+from .fold_document import (FoldExportError, assignments, face_edges, face_order, fold_object, folded_vertices,
+                            planar_faces)
 from .sheets import Flip, Fold, Rotate, SheetItem, item_from_record, item_to_record
 
-FILE_SPEC = 1.2
-CREATOR = "foldsim"
-#: fold angles of the assignments (positive = valley, as FOLD says)
-FOLD_ANGLE = {"B": 0, "F": 0, "V": 180, "M": -180}
-
 Lattice = tuple[int, int]
-
-
-class FoldExportError(InputError):
-    """An item that simulates but has no FOLD file: not realizable, a punch off the paper."""
 
 
 # -- the item -------------------------------------------------------------------------------------
@@ -102,13 +96,6 @@ def convex_hull(points: set[Lattice]) -> list[Lattice]:
 
 def twice_area(polygon: list[Lattice]) -> int:
     return sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(polygon, polygon[1:] + polygon[:1]))
-
-
-def _on_open_segment(p: Lattice, a: Lattice, b: Lattice) -> bool:
-    if _cross(a, b, p) != 0:
-        return False
-    dot = (p[0] - a[0]) * (b[0] - a[0]) + (p[1] - a[1]) * (b[1] - a[1])
-    return 0 < dot < (b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2
 
 
 def _apply(linear: np.ndarray, shift: np.ndarray, p: Lattice) -> Lattice:
@@ -187,32 +174,9 @@ class CreasePattern:
                 raise AssertionError(f"face {f} is not convex")
             hulls.append(hull)
 
-        # vertices: every hull corner; each face's boundary gets the vertices on its sides
-        self.vertices: list[Lattice] = sorted({p for hull in hulls for p in hull}, key=lambda p: (p[1], p[0]))
-        index = {p: i for i, p in enumerate(self.vertices)}
-        self.faces: list[list[int]] = []
-        for hull in hulls:
-            ring: list[int] = []
-            for a, b in zip(hull, hull[1:] + hull[:1]):
-                between = [p for p in self.vertices if _on_open_segment(p, a, b)]
-                between.sort(key=lambda p: (p[0] - a[0]) * (b[0] - a[0]) + (p[1] - a[1]) * (b[1] - a[1]))
-                ring += [index[a], *(index[p] for p in between)]
-            self.faces.append(ring)
-
-        # edges: the faces' sides; one face = border, two = crease
-        edge_faces: dict[tuple[int, int], list[int]] = {}
-        self.edges: list[tuple[int, int]] = []
-        for f, ring in enumerate(self.faces):
-            for u, v in zip(ring, ring[1:] + ring[:1]):
-                key = (min(u, v), max(u, v))
-                if key not in edge_faces:
-                    edge_faces[key] = []
-                    self.edges.append((u, v))
-                edge_faces[key].append(f)
-        self.edge_faces = [edge_faces[(min(u, v), max(u, v))] for u, v in self.edges]
-        for e, faces in enumerate(self.edge_faces):
-            if len(faces) > 2 or (len(faces) == 2 and faces[0] == faces[1]):
-                raise AssertionError(f"edge {self.edges[e]} is not a border or a crease between two faces")
+        # vertices, faces (the hulls with the vertices on their sides) and edges (fold_document)
+        self.vertices, self.faces = planar_faces(hulls)
+        self.edges, self.edge_faces = face_edges(self.faces)
 
         # a pair of triangles across the crease between two adjacent faces (they stay stacked there)
         self.across: dict[tuple[int, int], tuple[int, int]] = {}
@@ -236,36 +200,20 @@ class CreasePattern:
 
     def folded_vertices(self, k: int) -> list[Lattice]:
         """Every vertex's position after k actions (the same through every face that holds it)."""
-        out: list[Lattice | None] = [None] * len(self.vertices)
-        for f, ring in enumerate(self.faces):
-            lin, sh = self.placement(k, f)
-            for v in ring:
-                p = _apply(lin, sh, self.vertices[v])
-                if out[v] is None:
-                    out[v] = p
-                elif out[v] != p:
-                    raise AssertionError(f"vertex {v} tears after {k} actions")
-        return out  # type: ignore[return-value]
+        return folded_vertices(self.vertices, self.faces, lambda f, p: _apply(*self.placement(k, f), p), k)
 
     def assignments(self, k: int) -> list[str]:
-        """B, F, M or V for every edge after k actions."""
-        out = []
-        for faces in self.edge_faces:
-            if len(faces) == 1:
-                out.append("B")
-                continue
-            a, b = faces
+        """B, F, M or V for every edge after k actions; at a crease, a face is above the other where
+        its triangle across the crease has the higher layer."""
+        def together(a: int, b: int) -> bool:
             (la, sa), (lb, sb) = self.placement(k, a), self.placement(k, b)
-            if (la == lb).all() and (sa == sb).all():
-                out.append("F")
-                continue
-            up_a, up_b = self.face_up(k, a), self.face_up(k, b)
-            if up_a == up_b:
-                raise AssertionError(f"faces {a} and {b} are folded apart but face the same way")
-            ta, tb = self.across[(a, b)]
-            down_layer, up_layer = (self.layer[k, ta], self.layer[k, tb]) if not up_a else (self.layer[k, tb], self.layer[k, ta])
-            out.append("V" if down_layer > up_layer else "M")
-        return out
+            return bool((la == lb).all() and (sa == sb).all())
+
+        def above(f: int, g: int) -> bool:
+            tf, tg = self.across[(f, g)]
+            return bool(self.layer[k, tf] > self.layer[k, tg])
+
+        return assignments(self.edge_faces, together, lambda f: self.face_up(k, f), above, k)
 
     def face_orders(self, k: int) -> list[list[int]]:
         """[f, g, s] (f < g) for every pair of faces that overlap after k actions."""
@@ -287,7 +235,7 @@ class CreasePattern:
                     higher = bool(self.layer[k, t] > self.layer[k, u])
                     if above.setdefault((f, g), higher) != higher:
                         raise AssertionError(f"faces {f} and {g} cross each other after {k} actions")
-        return [[f, g, 1 if higher == self.face_up(k, g) else -1] for (f, g), higher in sorted(above.items())]
+        return [face_order(f, g, higher, self.face_up(k, g)) for (f, g), higher in sorted(above.items())]
 
 
 # -- the document ---------------------------------------------------------------------------------
@@ -334,47 +282,11 @@ def fold_document(item: object, *, index: int | None = None, name: str | None = 
     def exact(p: Lattice) -> tuple[Fraction, Fraction]:
         return Fraction(p[0] + r * cols, 2 * r), Fraction(p[1] + r * rows, 2 * r)
 
-    def coords(points: list[Lattice]) -> tuple[list[list[float]], list[list[str]]]:
-        values = [exact(p) for p in points]
-        return [[float(x), float(y)] for x, y in values], [[str(x), str(y)] for x, y in values]
-
-    n_actions = len(sheet_item.actions)
-    final_assignment = cp.assignments(n_actions)
-    flat, flat_exact = coords(cp.vertices)
-    doc: dict = {
-        "file_spec": FILE_SPEC,
-        "file_creator": CREATOR,
-        "file_classes": ["singleModel"],
-        "file_title": name,
-        "file_description": f"foldsim item {name}: {cols} x {rows} cells, {n_actions} actions"
-                            + (" (MentalBlackboard preset)" if kind == "mentalblackboard" else ""),
-        "frame_title": "crease pattern (every crease of the final state)",
-        "frame_classes": ["creasePattern"],
-        "frame_attributes": ["2D", "convexFaces"],
-        "frame_unit": "unit",
-        "vertices_coords": flat,
-        "vertices_foldsim:exactCoords": flat_exact,
-        "edges_vertices": [list(e) for e in cp.edges],
-        "edges_assignment": final_assignment,
-        "edges_foldAngle": [FOLD_ANGLE[a] for a in final_assignment],
-        "faces_vertices": cp.faces,
-    }
-    frames = []
-    for k in range(1, n_actions + 1):
-        folded, folded_exact = coords(cp.folded_vertices(k))
-        assignment = cp.assignments(k)
-        frames.append({
-            "frame_title": f"after action {k}: {describe_action(sheet_item.actions[k - 1])}",
-            "frame_classes": ["foldedForm"],
-            "frame_parent": 0,
-            "frame_inherit": True,
-            "vertices_coords": folded,
-            "vertices_foldsim:exactCoords": folded_exact,
-            "edges_assignment": assignment,
-            "edges_foldAngle": [FOLD_ANGLE[a] for a in assignment],
-            "faceOrders": cp.face_orders(k),
-        })
-    doc["file_frames"] = frames
+    actions = sheet_item.actions
+    doc = fold_object(cp, title=name, convex=True, exact=exact,
+                      description=f"foldsim item {name}: {cols} x {rows} cells, {len(actions)} actions"
+                                  + (" (MentalBlackboard preset)" if kind == "mentalblackboard" else ""),
+                      frame_titles=[f"after action {k}: {describe_action(a)}" for k, a in enumerate(actions, 1)])
     doc["foldsim:holes"] = _holes(result, cp, trace, sheet_item)
     doc["foldsim:item"] = item_to_record(sheet_item)
     if kind == "mentalblackboard":
