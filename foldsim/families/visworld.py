@@ -50,9 +50,13 @@ MAX_TRIES = 200  # candidates per item before generate gives up
 
 QUESTION = ("The grid paper is folded as shown (the last fold is a 45° corner fold), then cut with the shapes "
             "shown. Which option shows the paper when it is unfolded?")
-COUNT_QUESTION = ("When the paper is unfolded, how many separate cut-outs does it have, and how many of them are "
-                  "exactly each of these shapes: " + ", ".join(n.replace("_", " ") for n in COUNTED_SHAPES) +
-                  " (a cut-out that is none of them is 'other')?")
+#: the counted shapes as the count question describes them
+SHAPE_WORDS = {"triangle_left": "a triangle pointing left", "triangle_right": "a triangle pointing right",
+               "triangle_down": "a triangle pointing down", "diamond": "a diamond taller than wide",
+               "triangle_up": "a triangle pointing up", "diamond_wide": "a diamond wider than tall"}
+COUNT_QUESTION = ("When the paper is unfolded, how many separate cut-outs does it have (cutouts), and how many of "
+                  "them are exactly each of these shapes: " + "; ".join(f"{n} ({w})" for n, w in SHAPE_WORDS.items())
+                  + "? A cut-out that is none of them (one opened across the diagonal crease) is 'other'.")
 
 
 # -- the item ------------------------------------------------------------------------------------------
