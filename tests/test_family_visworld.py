@@ -58,11 +58,11 @@ def test_registered_with_the_contract_fields(records):
 
 def test_same_seed_same_bytes_and_the_first_contract(records):
     assert json.dumps(VISWORLD.generate(9, 4)) == json.dumps(records)
-    batch = VISWORLD.generate(2, 4, first=3)
-    assert [r["id"] for r in batch] == ["visworld_00004", "visworld_00005"]
-    assert [r["level"] for r in batch] == ["L0", "L1"]  # cycled by the global index
-    assert json.dumps(VISWORLD.generate(4, 4, first=3)[:2]) == json.dumps(batch)  # seeded by (seed, first) alone
-    assert json.dumps(VISWORLD.generate(2, 4, first=5)) != json.dumps(VISWORLD.generate(2, 4, first=6))
+    batch = VISWORLD.generate(2, 4, first=4)
+    assert [r["id"] for r in batch] == ["visworld_00005", "visworld_00006"]
+    assert [r["level"] for r in batch] == ["L1", "L2"]  # cycled by the global index (4, 5), not from L0
+    assert json.dumps(VISWORLD.generate(4, 4, first=4)[:2]) == json.dumps(batch)  # seeded by (seed, first) alone
+    assert [r["info"] for r in VISWORLD.generate(2, 5, first=4)] != [r["info"] for r in batch]
     assert [r["level"] for r in VISWORLD.generate(2, 4, "L2", first=7)] == ["L2", "L2"]
     for bad in (-1, True, "3"):
         with pytest.raises(InputError, match="--first"):
