@@ -273,3 +273,42 @@ def test_grid_steps_are_checked_against_spatialviz_rules():
     # equal halves: bottom onto top, never top onto bottom
     assert "step 1" in grid_folds.replay_steps(4, 4, [{"fold": "horizontal", "at": 2, "moves": "above"}])
     assert set(SHAPES) == {"triangle_left", "triangle_right", "triangle_down", "diamond"}
+
+
+def _paths(value, prefix=()):
+    """Every path into a JSON value (containers and leaves)."""
+    yield prefix
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in items:
+        yield from _paths(child, (*prefix, key))
+
+
+@pytest.mark.fuzz
+def test_fuzzed_records_audit_in_one_line_never_raise(records):
+    from hypothesis import given, strategies as st
+
+    from conftest import fuzz_settings
+
+    record = records[4]
+    paths = [p for p in _paths(record) if p]
+    json_values = st.recursive(st.none() | st.booleans() | st.integers(-10 ** 12, 10 ** 12) | st.text(max_size=8)
+                               | st.sampled_from(["1/0", "3/2", "9" * 70, "L0", "diagonal", "D"]),
+                               lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
+                                                                                           max_size=3), max_leaves=6)
+
+    @fuzz_settings(0.05)
+    @given(path=st.sampled_from(paths), value=json_values)
+    def check(path, value):
+        changed = copy.deepcopy(record)
+        target = changed
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+        item = VISWORLD.audit([changed], "f").items[0]
+        assert item.verdict in ("ok", "differs", "invalid")
+        assert "\n" not in item.reason and "internal error" not in item.reason, item.reason
+        if item.verdict == "invalid":
+            with pytest.raises(InputError):
+                VISWORLD.split_key(changed) if "options" not in str(path[:1]) else VISWORLD.images(changed)
+
+    check()
