@@ -50,6 +50,7 @@ MAX_TRIES = 200  # candidates per item before generate gives up
 
 QUESTION = ("The grid paper is folded as shown (the last fold is a 45° corner fold), then cut with the shapes "
             "shown. Which option shows the paper when it is unfolded?")
+GRID_LINE = (64, 64, 64)
 #: the counted shapes as the count question describes them
 SHAPE_WORDS = {"triangle_left": "a triangle pointing left", "triangle_right": "a triangle pointing right",
                "triangle_down": "a triangle pointing down", "diamond": "a diamond taller than wide",
@@ -332,7 +333,7 @@ class VisWorldFamily(RecordFamily):
 
     def images(self, record: dict) -> dict[str, bytes]:
         """The question composite: the flat grid, each fold (the last one's panel with the cut on
-        it), "?", then the four unfolded options (grid lines on the flat sheet and the options)."""
+        it), "?", then the four unfolded options; grid lines on the paper of every panel."""
         from ..render import pfp_images as P
         from ..render.images import png_bytes
 
@@ -355,7 +356,7 @@ class VisWorldFamily(RecordFamily):
             rings = [_Rings([[(Fraction(x), Fraction(y)) for x, y in ring] for ring in c["outline"]])
                      for c in option["cutouts"]]
             options.append(_grid_lines(P.answer_panel(item.sheet, rings, frame=frame), frame, cols, rows))
-        question = [_grid_lines(panels[0], frame, cols, rows), *panels[1:-1], cut, P.question_mark_panel()]
+        question = [_grid_lines(p, frame, cols, rows) for p in [*panels[:-1], cut]] + [P.question_mark_panel()]
         return {image: png_bytes(P.composite("A", question, options, list(LABELS)))}
 
     # -- audit -----------------------------------------------------------------------------------------
@@ -426,15 +427,23 @@ class _Rings:
 
 
 def _grid_lines(image, frame, cols: int, rows: int):
-    """Thin grid lines over the flat sheet (SpatialViz's grid paper)."""
-    from PIL import ImageDraw
+    """SpatialViz's grid paper: thin grid lines over the paper's grey pixels only (not over cut-outs,
+    outlines or the background). Every grid fold maps the grid onto itself (lines at whole cells,
+    45° creases through cell centres), so every layer's grid lies on the sheet's."""
+    import numpy as np
+    from PIL import Image, ImageDraw
 
-    draw = ImageDraw.Draw(image)
+    from ..render.pfp_images import BACK, FRONT
+
+    lined = image.copy()
+    draw = ImageDraw.Draw(lined)
     for x in range(1, cols):
-        draw.line([frame.pixel((x * CELL, 0)), frame.pixel((x * CELL, rows * CELL))], fill=(96, 96, 96), width=1)
+        draw.line([frame.pixel((x * CELL, 0)), frame.pixel((x * CELL, rows * CELL))], fill=GRID_LINE, width=1)
     for y in range(1, rows):
-        draw.line([frame.pixel((0, y * CELL)), frame.pixel((cols * CELL, y * CELL))], fill=(96, 96, 96), width=1)
-    return image
+        draw.line([frame.pixel((0, y * CELL)), frame.pixel((cols * CELL, y * CELL))], fill=GRID_LINE, width=1)
+    pixels = np.asarray(image)
+    paper = (pixels == FRONT).all(axis=-1) | (pixels == BACK).all(axis=-1)
+    return Image.fromarray(np.where(paper[..., None], np.asarray(lined), pixels))
 
 
 VISWORLD = VisWorldFamily()
