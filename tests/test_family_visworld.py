@@ -67,6 +67,8 @@ def test_same_seed_same_bytes_and_the_first_contract(records):
     for bad in (-1, True, "3"):
         with pytest.raises(InputError, match="--first"):
             VISWORLD.generate(1, 4, first=bad)
+    with pytest.raises(InputError, match="five-digit ids"):  # refused before any item is drawn
+        VISWORLD.generate(2, 4, first=99_998)
 
 
 def test_every_generated_record_audits_ok_and_the_key_is_the_engines(records):

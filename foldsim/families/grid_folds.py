@@ -110,7 +110,8 @@ def replay_steps(cols: int, rows: int, steps: list) -> tuple[list, tuple, list] 
             family = {"horizontal": "H", "vertical": "V"}.get(step.get("fold"))
             match = [f for f in straight_folds(*rect) if f[0] == family and f[1] == at]
             if not match or step.get("moves") != match[0][2]:
-                return f"step {i + 1}: not a fold of the rectangle {list(rect)} at an interior grid line, smaller part moving"
+                return (f"step {i + 1}: not a fold of the rectangle {list(rect)} at an interior grid line, "
+                        "smaller part moving")
             folds.append((family, at, match[0][2], TIES[family]))
             rect = match[0][3]
         else:

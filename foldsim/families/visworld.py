@@ -47,6 +47,7 @@ MAX_GRID = 8
 MAX_STEPS = 4
 MAX_CUTS = 3
 MAX_TRIES = 200  # candidates per item before generate gives up
+MAX_ITEMS = 99_999  # the last item number a five-digit id can hold
 
 QUESTION = ("The grid paper is folded as shown (the last fold is a 45° corner fold), then cut with the shapes "
             "shown. Which option shows the paper when it is unfolded?")
@@ -102,9 +103,9 @@ def not_mirrored(final: tuple[Layer, ...], cuts: tuple[Cut, ...]) -> tuple:
         moved = []
         for cut in cuts:
             x0, y0, x1, y1 = bounding_box(cut.polygon)
-            cx, cy = Fraction(x0 + x1, 2), Fraction(y0 + y1, 2)  # the cell centre: the shape turned about it stays in its cell
-            moved.append(Cut(counter_clockwise(tuple((cx + a * (x - cx) + b * (y - cy), cy + c * (x - cx) + d * (y - cy))
-                                                     for x, y in cut.polygon)), cut.shape))
+            cx, cy = Fraction(x0 + x1, 2), Fraction(y0 + y1, 2)  # the cell centre: turned about it, it stays in
+            turned = tuple((cx + a * (x - cx) + b * (y - cy), cy + c * (x - cx) + d * (y - cy)) for x, y in cut.polygon)
+            moved.append(Cut(counter_clockwise(turned), cut.shape))
         pairs.append((layer, tuple(moved)))
     return cut_layers(pairs)
 
@@ -168,7 +169,8 @@ def read_record(record: object, name: str) -> dict:
     if not isinstance(record, dict):
         raise InputError(f"must be an object, got {describe(record)}", item=name)
     if record.get("family") not in (None, "visworld"):
-        raise InputError(f"is a record of {describe(record.get('family'))}, not of visworld", item=name, field="family")
+        raise InputError(f"is a record of {describe(record.get('family'))}, not of visworld", item=name,
+                         field="family")
     info = record.get("info")
     if not isinstance(info, dict):
         raise InputError(f"must be an object, got {describe(info)}", item=name, field="info")
@@ -176,20 +178,23 @@ def read_record(record: object, name: str) -> dict:
     rows = _whole(info.get("rows"), 2, MAX_GRID, name, "info.rows")
     steps, cut_list = info.get("steps"), info.get("cuts")
     if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
-        raise InputError(f"must be a list of 1 to {MAX_STEPS} steps, got {describe(steps)}", item=name, field="info.steps")
+        raise InputError(f"must be a list of 1 to {MAX_STEPS} steps, got {describe(steps)}", item=name,
+                         field="info.steps")
     replayed = replay_steps(cols, rows, steps)
     if isinstance(replayed, str):
         raise InputError(replayed, item=name, field="info.steps")
     folds, _, cells = replayed
     if not isinstance(cut_list, list) or not 1 <= len(cut_list) <= MAX_CUTS:
-        raise InputError(f"must be a list of 1 to {MAX_CUTS} cuts, got {describe(cut_list)}", item=name, field="info.cuts")
+        raise InputError(f"must be a list of 1 to {MAX_CUTS} cuts, got {describe(cut_list)}", item=name,
+                         field="info.cuts")
     cuts = []
     for i, cut in enumerate(cut_list):
         where = f"info.cuts[{i}]"
         shape = cut.get("shape") if isinstance(cut, dict) else None
         cell = cut.get("cell") if isinstance(cut, dict) else None
         if shape not in SHAPES:
-            raise InputError(f"must be one of {', '.join(SHAPES)}, got {describe(shape)}", item=name, field=f"{where}.shape")
+            raise InputError(f"must be one of {', '.join(SHAPES)}, got {describe(shape)}", item=name,
+                             field=f"{where}.shape")
         if not isinstance(cell, list) or len(cell) != 2:
             raise InputError(f"must be a cell [col, row], got {describe(cell)}", item=name, field=f"{where}.cell")
         c, r = (_whole(v, 0, MAX_GRID - 1, name, f"{where}.cell") for v in cell)
@@ -203,7 +208,8 @@ def read_record(record: object, name: str) -> dict:
         raise InputError(f"cannot be simulated: {result.reason}", item=name, field="info")
     options = record.get("options")
     if not isinstance(options, list) or len(options) != len(LABELS):
-        raise InputError(f"must be a list of {len(LABELS)} options, got {describe(options)}", item=name, field="options")
+        raise InputError(f"must be a list of {len(LABELS)} options, got {describe(options)}", item=name,
+                         field="options")
     labels = [o.get("label") if isinstance(o, dict) else None for o in options]
     if labels != list(LABELS):
         raise InputError(f"must be labelled {', '.join(LABELS)} in order, got {describe(labels)}", item=name,
@@ -264,6 +270,9 @@ class VisWorldFamily(RecordFamily):
         for value, field in ((count, "--count"), (first, "--first")):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InputError(f"must be a whole number of at least 0, got {describe(value)}", field=field)
+        if first + count > MAX_ITEMS:
+            raise InputError(f"must end at item {MAX_ITEMS} at the latest (five-digit ids), got items {first + 1} to "
+                             f"{first + count}", field="--count")
         names = [self.level(level)] if level is not None else list(self.levels)
         rng = random.Random(f"foldsim:visworld:{seed}:{first}")
         records: list[dict] = []
