@@ -9,14 +9,14 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable, Sequence
-from fractions import Fraction
+from collections.abc import Callable
 
-from ..cutfold import Cutout, CutItem, cut_item, cut_item_from_record, cut_item_to_record, fold_states, unfold_cut
+from ..cutfold import CutItem, cut_item, cut_item_from_record, cut_item_to_record, fold_states, unfold_cut
 from ..errors import InputError, describe
-from ..polygons import bounding_box, counter_clockwise, outline, preset_sheet
+from ..polygons import bounding_box, outline, preset_sheet
 from . import pfp_rules as R
 from .audit import DIFFERS, OK, AuditItem, AuditReport, read_each
+from .cut_counts import count_answer
 from .pfp_tasks import (
     LABELS,
     QUESTIONS,
@@ -38,35 +38,6 @@ from .pfp_tasks import (
     union_cutouts,
 )
 from .record_family import RecordFamily
-
-
-# -- named cut-out shapes (the counting task) --------------------------------------------------------
-
-
-def _shape_form(poly: Sequence) -> tuple:
-    """A polygon up to translation: counter-clockwise, moved so its least vertex is the origin."""
-    poly = ring_key(counter_clockwise(tuple(poly)))
-    x0, y0 = poly[0]
-    return tuple((x - x0, y - y0) for x, y in poly)
-
-
-COUNTED_FORMS = {_shape_form([(Fraction(x), Fraction(y)) for x, y in poly]): name
-                 for name, poly in R.COUNTED_SHAPES.items()}
-
-
-def count_answer(cutouts: Sequence[Cutout], named: bool) -> dict:
-    """{"cutouts": n} and, where `named`, how many cut-outs are each counted shape exactly (a
-    cut-out that merged across a crease or lost a part off the sheet is none of them)."""
-    answer = {"cutouts": len(cutouts)}
-    if named:
-        counts = dict.fromkeys(R.COUNTED_SHAPES, 0)
-        for cutout in cutouts:
-            rings = cutout.outline()
-            name = COUNTED_FORMS.get(_shape_form(rings[0])) if len(rings) == 1 else None
-            if name:
-                counts[name] += 1
-        answer.update(counts)
-    return answer
 
 
 #: which opened sheet each task's count question is about

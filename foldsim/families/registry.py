@@ -15,6 +15,7 @@ from .spatialviz_cube import SPATIALVIZ_CUBE
 from .srbench import SRBENCH
 from .stare import STARE
 from .visfactor import VISFACTOR
+from .visworld import VISWORLD
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (SPATIALVIZ, VISFACTOR, SRBENCH, MentalBlackboardFamily())}
 #: the families whose items `generate_family` samples; MentalBlackboard's come from its own
@@ -23,7 +24,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (SPATIALVIZ, VISFACTOR, SRBENC
 GENERAL_FAMILIES = ("spatialviz", "visfactor", "srbench")
 #: the families that key, draw and audit their own records (foldsim.families.record_family):
 #: fold and cut on polygon sheets, then the cube nets
-RECORD_FAMILIES: dict[str, RecordFamily] = {f.name: f for f in (PFP, STARE, SPATIALVIZ_CUBE, PFP_CUBE)}
+RECORD_FAMILIES: dict[str, RecordFamily] = {f.name: f for f in (PFP, VISWORLD, STARE, SPATIALVIZ_CUBE, PFP_CUBE)}
 
 
 def family(name: str) -> Family | RecordFamily:

@@ -12,7 +12,8 @@ family of the general engine. Rules (docs/families.md):
 - holes: distinct circles at cell centres of the folded shape (cells cut in half by the 45°
   crease included: such a hole lies on the crease and unfolds to one hole per layer).
 
-All of this is tracked exactly in Python (integer rectangles); the engine computes every key.
+The grid folds live in `foldsim.families.grid_folds` (shared with visworld's cut family), tracked
+exactly in Python (integer rectangles); the engine computes every key.
 """
 
 from __future__ import annotations
@@ -21,55 +22,17 @@ import math
 import random
 from fractions import Fraction
 
-from ..sheets import SIDE_SIGNS, Fold, Line, PointHole, Punch, SheetItem, SheetSpec
+from ..sheets import Fold, Line, PointHole, Punch, SheetItem, SheetSpec
 from .base import Family, Level, Option, Plan, base_violations, count_sequences
+from .grid_folds import GRID_LEVELS, TIES, corner_folds, draw_grid_folds, punch_cells, straight_folds
 
 Q = Fraction
-TIES = {"H": "below", "V": "right"}
-
-
-def corner_folds(x0: int, y0: int, x1: int, y1: int) -> list[tuple[str, int, str, int, str]]:
-    """Every 45° corner fold of the rectangle: (family, at, moving side, legs, corner), unique lines."""
-    w, h = x1 - x0, y1 - y0
-    out = []
-    for legs in range(2, min(w, h) + 1):
-        out.append(("D", y1 - x0 - legs, "upper_left", legs, "top-left"))
-        out.append(("N", x1 + y1 - legs, "upper_right", legs, "top-right"))
-        if not (w == h == legs):  # a square's main diagonals: once each (top-left, top-right move)
-            out.append(("N", x0 + y0 + legs, "lower_left", legs, "bottom-left"))
-            out.append(("D", y0 - x1 + legs, "lower_right", legs, "bottom-right"))
-    return out
-
-
-def straight_folds(x0: int, y0: int, x1: int, y1: int) -> list[tuple[str, int, str, tuple[int, int, int, int]]]:
-    """Every H/V fold of the rectangle: (family, at, moving side, the rectangle after it)."""
-    out = []
-    for y in range(y0 + 1, y1):
-        below, above = y - y0, y1 - y
-        out.append(("H", y, "below", (x0, y, x1, y1)) if below <= above else ("H", y, "above", (x0, y0, x1, y)))
-    for x in range(x0 + 1, x1):
-        left, right = x - x0, x1 - x
-        out.append(("V", x, "left", (x, y0, x1, y1)) if left < right else ("V", x, "right", (x0, y0, x, y1)))
-    return out
-
-
-def phi(family: str, x: Fraction, y: Fraction) -> Fraction:
-    return {"H": y, "V": x, "D": y - x, "N": x + y}[family]
-
-
-def punch_cells(rect: tuple[int, int, int, int], family: str, at: int, mover: str) -> list[tuple[Fraction, Fraction]]:
-    """Cell centres of the rectangle not strictly on the moving side of the corner crease."""
-    x0, y0, x1, y1 = rect
-    sign = SIDE_SIGNS[family][mover]
-    return [(Q(2 * x + 1, 2), Q(2 * y + 1, 2)) for y in range(y0, y1) for x in range(x0, x1)
-            if sign * (phi(family, Q(2 * x + 1, 2), Q(2 * y + 1, 2)) - at) <= 0]
 
 
 class SpatialVizFamily(Family):
     name = "spatialviz"
     summary = "SpatialViz-Bench paper folding: grid folds of the current rectangle, a last 45° corner fold, cell-centre holes"
-    levels = {"L0": Level("L0", 3, 3, (2, 2), (1, 1)), "L1": Level("L1", 4, 4, (2, 2), (2, 2)),
-              "L2": Level("L2", 5, 5, (3, 3), (3, 3))}
+    levels = {name: Level(name, g["cols"], g["rows"], g["folds"], g["marks"]) for name, g in GRID_LEVELS.items()}
     lines = ("H/V: every interior grid line of the current folded rectangle; last fold: a 45° corner fold "
              "x ± y = integer through two cell centres on adjacent edges")
     side_rule = "the smaller part moves (equal halves: bottom onto top, right onto left); the corner triangle for the 45° fold"
@@ -84,27 +47,13 @@ class SpatialVizFamily(Family):
     # -- sampling ----------------------------------------------------------------------------------
 
     def sample(self, rng: random.Random, level: Level) -> Plan | None:
-        rect = (0, 0, level.cols, level.rows)
-        folds, movers, steps = [], [], []
-        n = rng.randint(*level.folds)
-        for _ in range(n - 1):
-            x0, y0, x1, y1 = rect
-            kinds = [k for k, size in (("H", y1 - y0), ("V", x1 - x0)) if size >= 2]
-            if not kinds:
-                return None
-            kind = rng.choice(kinds)
-            family, at, mover, after = rng.choice([f for f in straight_folds(*rect) if f[0] == kind])
-            folds.append(Fold(Line(family, at=at), moves="smaller", tie=TIES[family]))
-            movers.append(mover)
-            steps.append({"fold": "horizontal" if family == "H" else "vertical", "at": at, "moves": mover})
-            rect = after
-        corners = corner_folds(*rect)
-        if not corners:
+        drawn = draw_grid_folds(rng, level.cols, level.rows, rng.randint(*level.folds))
+        if drawn is None:
             return None
-        family, at, mover, legs, corner = rng.choice(corners)
-        folds.append(Fold(Line(family, at=at), moves="smaller", tie=mover))
-        movers.append(mover)
-        steps.append({"fold": "diagonal", "family": family, "at": at, "moves": mover, "corner": corner, "legs": legs})
+        drawn_folds, steps, rect = drawn
+        folds = [Fold(Line(family, at=at), moves="smaller", tie=tie) for family, at, _, tie in drawn_folds]
+        movers = [mover for _, _, mover, _ in drawn_folds]
+        family, at, mover, _ = drawn_folds[-1]
         cells = punch_cells(rect, family, at, mover)
         holes = rng.randint(*level.holes)
         if len(cells) < holes:
