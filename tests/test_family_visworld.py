@@ -48,7 +48,7 @@ def test_registered_with_the_contract_fields(records):
         assert next(o for o in r["options"] if o["error"] is None)["label"] == r["answer"]
         assert all(o["error"] in VISWORLD.distractor_rules and o["errorDetail"] for o in r["options"] if o["error"])
         assert r["info"]["steps"][-1]["fold"] == "diagonal" and 1 <= len(r["info"]["cuts"]) <= 3
-        assert set(r["countAnswer"]) == {"cutouts", "other", *COUNTED_SHAPES}
+        assert set(r["countAnswer"]) == {"cutouts", "other", *COUNTED_SHAPES, "triangle_left_minus_right"}
         assert all(name in r["countQuestion"] for name in r["countAnswer"])  # the question names every field
         assert truth_values("count", r) == r["countAnswer"]  # `foldsim score count` reads it as it is
         numbers = [v for o in r["options"] for c in o["cutouts"] for ring in c["outline"] for p in ring for v in p]
@@ -114,6 +114,7 @@ def _independent_counts(record: dict) -> dict:
                 a, b, c, d = m  # orthogonal: the inverse is the transpose
                 opened = frozenset((a * u + c * v, b * u + d * v) for u, v in MIRROR_SHAPES[cuts[(x, y)]])
                 counts[named[opened]] += 1
+    counts["triangle_left_minus_right"] = counts["triangle_left"] - counts["triangle_right"]
     return {k: counts[k] for k in record["countAnswer"]}
 
 
@@ -123,7 +124,8 @@ def test_count_answer_agrees_with_an_independent_walk_of_the_folds():
     for r in recs:
         assert r["countAnswer"] == _independent_counts(r), r["id"]
         seen.update(k for k, v in r["countAnswer"].items() if v)
-        assert r["info"]["triangleLeftMinusRight"] == r["countAnswer"]["triangle_left"] - r["countAnswer"]["triangle_right"]
+        counts = r["countAnswer"]
+        assert counts["triangle_left_minus_right"] == counts["triangle_left"] - counts["triangle_right"]
     # the walk met every kind: mirrored triangles, turned diamonds, cut-outs merged across the crease
     assert {"triangle_left", "triangle_right", "triangle_up", "triangle_down", "diamond", "diamond_wide", "other"} <= set(seen)
 
@@ -137,11 +139,12 @@ def test_a_cut_on_a_bisected_cell_opens_as_one_cut_out_across_the_crease():
 
     # cell (0, 1) lies on y - x = 1, under two layers (row 0 folded up onto row 1): each opens as one
     # cut-out merged across the crease, none of the named shapes
-    assert count_answer(on.cutouts) == {**dict.fromkeys(COUNTED_SHAPES, 0), "cutouts": 2, "other": 2}
+    assert count_answer(on.cutouts) == {**dict.fromkeys(COUNTED_SHAPES, 0), "cutouts": 2, "other": 2,
+                                          "triangle_left_minus_right": 0}
     # off the crease: the sheet cells over (1, 1): itself, row 0's cell folded onto it (an H mirror
     # keeps a left triangle left), and the flap's cell (0, 2), mirrored in y = x + 1 to a down triangle
     assert count_answer(off.cutouts) == {**dict.fromkeys(COUNTED_SHAPES, 0), "cutouts": 3, "triangle_left": 2,
-                                         "triangle_down": 1, "other": 0}
+                                         "triangle_down": 1, "other": 0, "triangle_left_minus_right": 2}
 
 
 def test_shape_not_mirrored_is_the_cut_shape_unturned():

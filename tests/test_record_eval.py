@@ -268,14 +268,16 @@ def test_count_and_opposite_exact_overall_and_per_name(road, tmp_path):
 
 def test_bad_truth_records_are_one_line_each_and_exit_1(road, tmp_path):
     items = records(road["cube"])
-    items[1]["countAnswer"] = {"red": -1}
+    items[1]["countAnswer"] = {"red": -10**10}
     items[2]["countAnswer"] = {"red": True}
     dataset = write_items(tmp_path, "bad_items.json", items)
     result = invoke("score", "count", dataset, answers_file(tmp_path / "a.jsonl", {}), "--json")
     assert result.exit_code == 1
     lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert lines == [f"error: {dataset}: pfp-cube_00002: countAnswer.red: must be a whole number from 0 to 1000000000",
-                     f"error: {dataset}: pfp-cube_00003: countAnswer.red: must be a whole number from 0 to 1000000000"]
+    assert lines == [f"error: {dataset}: pfp-cube_00002: countAnswer.red: must be a whole number from -1000000000 to "
+                     "1000000000",
+                     f"error: {dataset}: pfp-cube_00003: countAnswer.red: must be a whole number from -1000000000 to "
+                     "1000000000"]
     assert json.loads(result.stdout)["counts"]["invalid_truth"] == 2
     assert "Traceback" not in result.output
 

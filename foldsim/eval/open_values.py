@@ -3,7 +3,8 @@ the record families"): the model answers with one JSON object of named values, a
 right or wrong exactly.
 
 - truth: the record's `<task>Answer`, an object of 1 to MAX_FIELDS named values (`{"cutouts": 3}`,
-  `{"opposite": "red"}`): whole numbers >= 0 for `count`, names for `opposite`. A point-hole family
+  `{"opposite": "red"}`): whole numbers for `count` (negative only for a difference such as
+  VisWorld-Eval's "triangle_left minus triangle_right"), names for `opposite`. A point-hole family
   record (the SpatialViz grid records above all) carries no `countAnswer`: its count task is
   derived, at prompt and score time, from `resultHoles` (`{"holes": <how many>}`), so its bytes
   never change;
@@ -33,7 +34,7 @@ MAX_FIELDS = 16
 MAX_NAME_CHARS = 200
 MAX_COUNT = 10**9
 _NAME_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
-_DIGITS = re.compile(r"\s*\+?([0-9]{1,10})\s*")
+_DIGITS = re.compile(r"\s*([+-]?[0-9]{1,10})\s*")
 
 
 def _check_task(task: str) -> None:
@@ -64,8 +65,10 @@ def truth_values(task: str, record: object, index: int = 0) -> dict[str, int | s
         if not _NAME_KEY.fullmatch(key):
             raise InputError("a name must be a letter then up to 63 letters, digits or _", item=item,
                              field=f"{name}.{key[:64]}")
-        if task == "count" and not (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT):
-            raise InputError(f"must be a whole number from 0 to {MAX_COUNT}", item=item, field=f"{name}.{key}")
+        if task == "count" and not (isinstance(value, int) and not isinstance(value, bool)
+                                    and -MAX_COUNT <= value <= MAX_COUNT):
+            raise InputError(f"must be a whole number from -{MAX_COUNT} to {MAX_COUNT}", item=item,
+                             field=f"{name}.{key}")
         if task == "opposite" and (not isinstance(value, str) or not normal_name(value)):
             raise InputError(f"must be a name (a non-blank string of at most {MAX_NAME_CHARS} characters)", item=item,
                              field=f"{name}.{key}")

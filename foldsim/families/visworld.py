@@ -58,7 +58,8 @@ SHAPE_WORDS = {"triangle_left": "a triangle pointing left", "triangle_right": "a
                "triangle_up": "a triangle pointing up", "diamond_wide": "a diamond wider than tall"}
 COUNT_QUESTION = ("When the paper is unfolded, how many separate cut-outs does it have (cutouts), and how many of "
                   "them are exactly each of these shapes: " + "; ".join(f"{n} ({w})" for n, w in SHAPE_WORDS.items())
-                  + "? A cut-out that is none of them (one opened across the diagonal crease) is 'other'.")
+                  + "? A cut-out that is none of them (one opened across the diagonal crease) is 'other'. Also give "
+                  "the number of left triangles minus the number of right triangles (triangle_left_minus_right).")
 
 
 # -- the item ------------------------------------------------------------------------------------------
@@ -85,10 +86,12 @@ def build_item(cols: int, rows: int, folds: list, cuts: list[tuple[str, tuple[in
 
 
 def count_answer(cutouts) -> dict:
-    """The open count task's truth: the cut-outs, each named shape, and the rest ("other": a
-    cut-out that opened across the 45° crease into a shape that is none of the named ones)."""
+    """The open count task's truth: the cut-outs, each named shape, the rest ("other": a cut-out
+    that opened across the 45° crease into a shape that is none of the named ones), and
+    VisWorld-Eval's signed question, left triangles minus right ones."""
     named = named_counts(cutouts, COUNTED_FORMS)
-    return {"cutouts": len(cutouts), **named, "other": len(cutouts) - sum(named.values())}
+    return {"cutouts": len(cutouts), **named, "other": len(cutouts) - sum(named.values()),
+            "triangle_left_minus_right": named["triangle_left"] - named["triangle_right"]}
 
 
 # -- the simulated mistakes ------------------------------------------------------------------------------
@@ -315,7 +318,6 @@ class VisWorldFamily(RecordFamily):
         counts = count_answer(result.cutouts)
         info = {"cols": cols, "rows": rows, "cell": CELL, "steps": steps, "folded": list(rect),
                 "cuts": [{"shape": s, "cell": [c, r]} for s, (c, r) in cuts],
-                "triangleLeftMinusRight": counts["triangle_left"] - counts["triangle_right"],
                 "cutItem": cut_item_to_record(item), "cutouts": cutouts_json(result.cutouts)}
         record = {"id": item_id, "family": self.name, "level": level, "taskType": self.task_type,
                   "question": QUESTION, "questionImg": f"{item_id}.png", "options": options, "answer": answer,
