@@ -517,3 +517,14 @@ def test_count_on_mentalblackboard_family_items_shows_the_steps_never_the_option
     _, texts, images = unpack("chat", request)
     assert [base64.b64decode(i) for i in images] == [(dataset.parent / s).read_bytes() for s in record["stepsImg"]]
     assert "How many holes" in "\n".join(texts)
+
+
+def test_a_count_may_be_a_signed_difference():
+    """VisWorld-Eval asks "triangle_left minus triangle_right": a negative truth is read, and a
+    signed answer ("-2", -2) matches it; "2" does not."""
+    from foldsim.eval.open_values import count_value, truth_values
+
+    record = {"id": "v1", "family": "visworld", "level": "L0",
+              "countAnswer": {"cutouts": 3, "triangle_left_minus_right": -2}}
+    assert truth_values("count", record)["triangle_left_minus_right"] == -2
+    assert [count_value(v) for v in ("-2", " +2 ", -2, "2", "--2")] == [-2, 2, -2, 2, None]
