@@ -87,6 +87,14 @@ class RecordFamily:
         that `--splits` never puts one item in two splits."""
         raise NotImplementedError
 
+    def count_space(self, level: str, on_progress: Callable[[int], None] | None = None) -> dict:
+        """The exact size of the level's item space, for `foldsim enumerate --family`: a JSON-ready
+        dict with at least "family", "level" and "configurations" (optionally "items" and "note"),
+        plus the family's own named counts. Optional: a family whose space is not finite or not
+        counted leaves it unimplemented and enumerate says so in one line. Bounded before work;
+        `on_progress(n)` reports n more units done."""
+        raise NotImplementedError
+
     def native_rows(self, record: dict) -> list[dict]:
         return list(record.get("native") or [])
 
