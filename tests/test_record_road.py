@@ -422,8 +422,8 @@ def test_a_family_generating_a_bad_record_is_refused_before_writing(toy_family, 
                                                                      message):
     real = TOY.generate
 
-    def generate_bad(count, seed, level=None, on_progress=None):
-        records = real(count, seed, level, on_progress)
+    def generate_bad(count, seed, level=None, on_progress=None, first=0):
+        records = real(count, seed, level, on_progress, first)
         records[1][field] = value  # an id unsafe as a file name or repeated, a level or family not its own
         return records
 

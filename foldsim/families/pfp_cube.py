@@ -46,8 +46,8 @@ class PfpCubeFamily(RecordFamily):
     native_file = "answer.jsonl"
     distractor_rules = ("relabelled",)
 
-    def generate(self, count, seed, level=None, on_progress=None):
-        return N.generate_cube_records(self, count, seed, level, TASKS, self.item, on_progress)
+    def generate(self, count, seed, level=None, on_progress=None, first=0):
+        return N.generate_cube_records(self, count, seed, level, TASKS, self.item, on_progress, first)
 
     def item(self, rng: random.Random, level: str, task: str, number: int) -> dict | None:
         """One candidate record (None when a distractor cannot be drawn in MAX_TRIES)."""

@@ -81,8 +81,8 @@ class SpatialVizCubeFamily(RecordFamily):
                         "mirrored_view", "opposite_shown", "rotated_view")
     open_tasks = ("opposite",)
 
-    def generate(self, count, seed, level=None, on_progress=None):
-        return N.generate_cube_records(self, count, seed, level, TASKS, self.item, on_progress)
+    def generate(self, count, seed, level=None, on_progress=None, first=0):
+        return N.generate_cube_records(self, count, seed, level, TASKS, self.item, on_progress, first)
 
     def item(self, rng: random.Random, level: str, task: str, number: int) -> dict | None:
         """One candidate record (None when a distractor cannot be drawn in MAX_TRIES)."""

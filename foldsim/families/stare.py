@@ -292,15 +292,16 @@ class StareFamily(RecordFamily):
     native_file = "stare.json"
 
     def generate(self, count: int, seed: int, level: str | None = None,
-                 on_progress: Callable[[int], None] | None = None) -> list[dict]:
-        """`count` records (module doc): the draws first, then one engine call for every net."""
+                 on_progress: Callable[[int], None] | None = None, first: int = 0) -> list[dict]:
+        """`count` records of the items first, first+1, ... (module doc; record_family's "Volume"):
+        the draws first, then one engine call for every net."""
         levels = [self.level(level)] if level is not None else list(self.levels)
-        rng = random.Random(seed)
+        rng = random.Random(f"foldsim:{FAMILY}:{seed}:{first}")
         valid, invalid = net_pool()
         reasons = sorted(invalid)
         weights = [INVALID_WEIGHTS.get(r, 0) for r in reasons]
         drawn = []
-        for index in range(count):
+        for index in range(first, first + count):
             record_id = f"{FAMILY}_{index + 1:05d}"
             if rng.random() < 0.5:
                 shape, net = rng.choice(valid)
@@ -326,7 +327,7 @@ class StareFamily(RecordFamily):
             record["native"] = [_native_row(record, net, derived, shape, choices)]
             records.append(record)
             if on_progress is not None:
-                on_progress(len(records))
+                on_progress(1)  # one more item (the contract's convention)
         return records
 
     def images(self, record: dict) -> dict[str, bytes]:
