@@ -386,5 +386,13 @@ class PfpFamily(RecordFamily):
     def native_text(self, rows: list[dict]) -> str:
         return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
+    def count_space(self, level: str, on_progress: Callable[[int], None] | None = None) -> dict:
+        """Every fold sequence the level can draw, walked on the engine (`pfp_space`): made and
+        refused (by reason) per step count, and the distinct final states."""
+        from .pfp_space import level_space
+
+        name = self.level(level)
+        return level_space(self.name, name, self.levels[name], on_progress)
+
 
 PFP = PfpFamily()

@@ -202,5 +202,20 @@ class SpatialVizCubeFamily(RecordFamily):
     def split_key(self, record):
         return N.cube_split_key(self.name, record)
 
+    def count_space(self, level, on_progress=None):
+        """The level's space from net_space (`cube_space`): can / cannot show a view of the cube and
+        four nets (ordered layouts, each in one of 24 poses); view shows a net and keys one of 24
+        orientations, asking the face opposite one of 6."""
+        from .cube_space import cube_choice_space, ordered
+
+        name = self.level(level)
+        nets = ordered(len(N.layouts()), 4) * 24 ** 4
+        space = cube_choice_space(self.name, name, self.levels[name]["faces"], {
+            "can": {"question": "view", "arrangements": nets}, "cannot": {"question": "view", "arrangements": nets},
+            "view": {"question": "net", "arrangements": 24 * 6}})
+        if on_progress is not None:
+            on_progress(space["configurations"])
+        return space
+
 
 SPATIALVIZ_CUBE = SpatialVizCubeFamily()
