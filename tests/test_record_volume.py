@@ -42,6 +42,19 @@ def run(out: Path, *extra: str):
     return files(out)
 
 
+def spy_pool(monkeypatch) -> list[list[int]]:
+    """The first items of the blocks each worker pool was given, as the run goes."""
+    pooled: list[list[int]] = []
+    real = record_runs._in_pool
+
+    def spy(blocks, out_dir, workers):
+        pooled.append([block.first for block in blocks])
+        return real(blocks, out_dir, workers)
+
+    monkeypatch.setattr(record_runs, "_in_pool", spy)
+    return pooled
+
+
 @pytest.fixture
 def reference(toy_family, tmp_path) -> dict[str, bytes]:
     """One uninterrupted run, in this process."""
@@ -58,7 +71,7 @@ def unlisted(records: list[dict]) -> list[dict]:
     return [listed(r, None) for r in records]
 
 
-def test_a_run_is_its_blocks_and_two_workers_write_the_bytes_of_one(reference, tmp_path):
+def test_a_run_is_its_blocks_and_two_workers_write_the_bytes_of_one(reference, tmp_path, monkeypatch):
     records = json.loads(reference["toy_items.json"])
     assert records == unlisted(blocks_of(TOY, COUNT, 3))  # three streams, not one: TOY.generate(COUNT, 3) differs
     assert records != unlisted(TOY.generate(COUNT, 3))
@@ -66,7 +79,21 @@ def test_a_run_is_its_blocks_and_two_workers_write_the_bytes_of_one(reference, t
     levels = list(TOY.levels)
     assert [r["level"] for r in records] == [levels[i % len(levels)] for i in range(COUNT)]
     assert not any(name.startswith(BLOCKS_DIR) for name in reference)  # a complete run leaves no blocks
+    monkeypatch.setattr(record_runs, "POOL_START_S", 0.0)  # the toy is fast: make the workers pay
+    pooled = spy_pool(monkeypatch)
     assert run(tmp_path / "two", "--workers", "2") == reference  # spawned workers, the plugin's family
+    assert pooled == [[BLOCK_ITEMS, 2 * BLOCK_ITEMS]]  # the first block here, the other two on the workers
+
+
+def test_workers_start_only_where_they_pay():
+    """A fast family's run stays in this process (spawning costs seconds); PFP's blocks go out."""
+    from foldsim.dataset.record_runs import POOL_START_S, worth_a_pool
+
+    assert not worth_a_pool(0.15, 10, 2)  # stare, 640 more items: 0.75 s of work
+    assert worth_a_pool(0.15, 1562, 2)  # stare, 100,000 items
+    assert worth_a_pool(8.0, 2, 2)  # pfp, two more blocks of about 8 s
+    assert not worth_a_pool(8.0, 2, 1) and not worth_a_pool(100.0, 1, 4)  # one worker, one block left
+    assert not worth_a_pool(POOL_START_S, 2, 2) and worth_a_pool(POOL_START_S * 1.01, 2, 2)
 
 
 @pytest.mark.parametrize("name", sorted(RECORD_FAMILIES))
@@ -83,19 +110,21 @@ def test_every_record_family_generates_its_items_from_any_first(name, tmp_path):
     assert generate_records(fam, tmp_path, 7, 5, None, size=3) == got  # read back from the kept blocks
 
 
-def test_a_real_family_in_worker_processes(tmp_path):
+def test_a_real_family_in_worker_processes(tmp_path, monkeypatch):
     """pfp-cube (fast) through spawned workers: the registry's family, the bytes of one worker."""
-    args = ["generate", "--family", "pfp-cube", "--count", str(BLOCK_ITEMS + 3), "--seed", "2", "--no-media"]
+    monkeypatch.setattr(record_runs, "POOL_START_S", 0.0)
+    count = 2 * BLOCK_ITEMS + 3  # the first block here, the other two on the workers
+    args = ["generate", "--family", "pfp-cube", "--count", str(count), "--seed", "2", "--no-media"]
     one, two = tmp_path / "one", tmp_path / "two"
     assert invoke(*args, "--out", one, "--workers", "1").exit_code == EXIT_OK
+    pooled = spy_pool(monkeypatch)
     assert invoke(*args, "--out", two, "--workers", "2").exit_code == EXIT_OK
-    assert files(one) == files(two)
-    assert len(json.loads((one / "pfp-cube_items.json").read_text())) == BLOCK_ITEMS + 3
+    assert pooled == [[BLOCK_ITEMS, 2 * BLOCK_ITEMS]] and files(one) == files(two)
+    assert len(json.loads((one / "pfp-cube_items.json").read_text())) == count
 
 
-@pytest.mark.slow  # a Ray instance starts (~15 s on 2 shared cores)
 def test_ray_writes_the_bytes_of_one_local_worker(reference, tmp_path):
-    import ray  # installed with foldsim[ray]: never skipped
+    import ray  # installed with foldsim[ray]: never skipped (7 s on the shared 2 cores: a Ray instance starts)
 
     with warnings.catch_warnings():  # JAX warns on any fork; Ray starts its processes by fork + exec
         warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
@@ -46,6 +47,9 @@ from .splits import add_splits
 BLOCK_ITEMS = 64
 #: the hidden folder in --out that holds a run's finished blocks until the run is complete
 BLOCKS_DIR = ".foldsim-blocks"
+#: seconds a spawned generation worker takes before its first block (foldsim, JAX and the family
+#: imported, its first shapes compiled): about 4 s measured on the shared 2-core machine
+POOL_START_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,25 @@ def _in_pool(blocks: Sequence[Block], out_dir: str, workers: int) -> Iterator[tu
             raise
 
 
+def worth_a_pool(block_seconds: float, blocks_left: int, workers: int) -> bool:
+    """Whether `workers` spawned processes would finish the blocks left sooner than this one:
+    each costs POOL_START_S to start (importing foldsim and JAX, compiling its first shapes), so
+    a fast family (the cube nets: hundreds of items/s) stays here and PFP's exact geometry goes
+    out. Only the time changes: the records are the same bytes either way."""
+    if workers <= 1 or blocks_left <= 1:
+        return False
+    return block_seconds * blocks_left * (1 - 1 / min(workers, blocks_left)) > POOL_START_S
+
+
+def _block_here(fam: RecordFamily, out: Path, block: Block, advance: Callable[[int], None]) -> list[dict]:
+    records = block_records(fam, block, advance)
+    try:
+        write_block(out, block, records)
+    except OSError as error:
+        raise _block_failed(error, out) from None
+    return records
+
+
 def _block_failed(error: BaseException, out: Path) -> InputError | BaseException:
     """What stops the run when a block fails: the output's own failure as one line naming --out,
     the family's InputError as it is, anything else (a bug) unchanged."""
@@ -163,15 +186,15 @@ def generate_records(fam: RecordFamily, out: Path, count: int, seed: int, level:
     label = f"generating {fam.name}" + (f" ({kept} kept)" if kept else "")
     bar, advance = counting_bar(label, "items", total=count - kept, console=console)
     with bar:
-        if backend == "local" and (workers <= 1 or len(todo) <= 1):
-            for block in todo:
-                records = block_records(fam, block, advance)
-                try:
-                    write_block(out, block, records)
-                except OSError as error:
-                    raise _block_failed(error, out) from None
-                done[block] = records
-        elif todo:
+        if backend == "local":  # the first block here, timed: workers start only where they pay
+            started = time.perf_counter()
+            for index, block in enumerate(todo):
+                done[block] = _block_here(fam, out, block, advance)
+                rest = todo[index + 1:]
+                if index == 0 and worth_a_pool(time.perf_counter() - started, len(rest), workers):
+                    break
+            todo = [block for block in todo if done[block] is None]
+        if todo:
             if backend == "ray":
                 from .backends import ray_jobs
 
