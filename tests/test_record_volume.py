@@ -106,6 +106,9 @@ def test_every_record_family_generates_its_items_from_any_first(name, tmp_path):
     assert [r["id"] for r in got] == [f"{name}_{n:05d}" for n in range(1, 8)]
     levels = list(fam.levels)
     assert [r["level"] for r in got] == [levels[i % len(levels)] for i in range(7)]
+    ticks: list[int] = []
+    assert fam.generate(3, 5, first=3, on_progress=ticks.append) == got[3:6]
+    assert sum(ticks) == 3  # n more items per call (stare counted 1, 2, 3: a bar at 6 of 3)
     assert fam.generate(3, 5, first=3) != fam.generate(3, 5, first=0)  # each block its own stream
     assert generate_records(fam, tmp_path, 7, 5, None, size=3) == got  # read back from the kept blocks
 
