@@ -12,12 +12,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from . import cut, engine, families, hotpath, nets, parse, render, rewards, scaling, simulate, solve, verify
+from . import cut, engine, families, hotpath, nets, parse, render, rewards, scaling, simulate, solve, verify, volume
 from .harness import REPO, Context, Options, device_key, machine, write_results
 
 FAMILIES = {"simulate": simulate, "scaling": scaling, "profile": hotpath, "verify": verify, "parse": parse,
             "solve": solve, "render": render, "rewards": rewards, "engine": engine,
-            "families": families, "nets": nets, "cut": cut}
+            "families": families, "nets": nets, "cut": cut, "volume": volume}
 RESULTS = REPO / "benchmarks" / "results.json"
 PLOT = REPO / "benchmarks" / "scaling.png"
 QUICK_RESULTS = REPO / "out" / "benchmarks-quick.json"  # a smoke test never overwrites the real figures

@@ -36,6 +36,8 @@ PLUGIN_DIR = Path(__file__).resolve().parent / "record_plugin"
 PLUGIN_ENV = "FOLDSIM_TEST_RECORD_FAMILIES"
 #: seconds each drawing of a stub record waits (unset: none), so a test can kill a run midway
 DRAW_SECONDS_ENV = "FOLDSIM_TEST_TOY_DRAW_SECONDS"
+#: seconds each generated stub record waits (unset: none), so a test can kill a generation midway
+GENERATE_SECONDS_ENV = "FOLDSIM_TEST_TOY_GENERATE_SECONDS"
 #: the distractors' named mistakes and the count each one gives for n dots
 MISCOUNTS = {"one_fewer": -1, "one_more": 1, "two_more": 2}
 MAX_GRID = 8
@@ -115,11 +117,12 @@ class ToyFamily(RecordFamily):
     open_tasks = ("count",)
     question = "How many dots lie on the grid?"
 
-    def generate(self, count, seed, level=None, on_progress=None):
-        rng = random.Random(seed)
+    def generate(self, count, seed, level=None, on_progress=None, first=0):
+        rng = random.Random(f"{seed}:{first}")
         names = [self.level(level)] if level is not None else list(self.levels)
         records = []
-        for index in range(count):
+        for index in range(first, first + count):
+            time.sleep(float(os.environ.get(GENERATE_SECONDS_ENV) or 0))
             level_name = names[index % len(names)]
             params = self.levels[level_name]
             grid = params["grid"]

@@ -321,8 +321,9 @@ def test_audit_without_family_judges_a_file_of_one_record_family(toy_family, tmp
 def test_enumerate_refuses_a_record_family_with_one_line(toy_family):
     done = invoke("enumerate", "--family", "toy")
     assert done.exit_code == EXIT_USAGE
-    assert error_lines(done) == ["error: --family: toy keys its own records; enumerate --family counts the space of "
-                                 "spatialviz, visfactor, srbench, mentalblackboard"]
+    assert error_lines(done) == ["error: --family: toy counts no space of its own; enumerate --family counts the "
+                                 "space of spatialviz, visfactor, srbench, mentalblackboard, pfp, stare, "
+                                 "spatialviz-cube, pfp-cube"]
 
 
 def test_audit_refuses_an_unknown_family_naming_every_one(toy_family, tmp_path):
@@ -424,8 +425,8 @@ def test_a_family_generating_a_bad_record_is_refused_before_writing(toy_family, 
                                                                      message):
     real = TOY.generate
 
-    def generate_bad(count, seed, level=None, on_progress=None):
-        records = real(count, seed, level, on_progress)
+    def generate_bad(count, seed, level=None, on_progress=None, first=0):
+        records = real(count, seed, level, on_progress, first)
         records[1][field] = value  # an id unsafe as a file name or repeated, a level or family not its own
         return records
 

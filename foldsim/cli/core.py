@@ -50,6 +50,17 @@ def sheet_family(sheet: str, folds: int | None, lines: str | None, sides: str | 
                              faces=given(faces, "front"), punches=given(punches, "centres"))
 
 
+def render_named_counts(counts: dict) -> None:
+    """A record family's own counts under its summary line, one per line (nested ones as compact JSON)."""
+    for key, value in counts.items():
+        if key not in ("family", "level", "configurations", "items", "note"):
+            if isinstance(value, (dict, list)):
+                text = json.dumps(value, separators=(", ", ": "))
+            else:
+                text = f"{value:,}" if isinstance(value, int) else str(value)
+            out.print(f"  {key}: {text}", markup=False)
+
+
 def enumerate_sheet(family, **options):
     """`enumerate_family` with a progress bar on stderr: per fold count, the children folded, their
     rate and the time left (silent when stderr is not a terminal); InputError before work when the
@@ -189,9 +200,9 @@ def enumerate_command(
     as_json: Annotated[bool, typer.Option("--json", help="print {rules, total, by_pattern, ...} as JSON")] = False,
     sheet: SheetOption = None, folds: FoldsOption = None, lines: LinesOption = None,
     sides: SidesOption = None, faces: FacesOption = None, punches: PunchesOption = None,
-    family: Annotated[str | None, typer.Option("--family", metavar="FAMILY", help="spatialviz, visfactor, srbench or "
-                                               "mentalblackboard: count that benchmark family's space "
-                                               "(docs/families.md)")] = None,
+    family: Annotated[str | None, typer.Option("--family", metavar="FAMILY", help="spatialviz, visfactor, srbench, "
+                                               "mentalblackboard, pfp, stare, spatialviz-cube or pfp-cube: count "
+                                               "that benchmark family's space (docs/families.md)")] = None,
     level: Annotated[str | None, typer.Option("--level", help="with --family: one level (default: every level)")] = None,
 ) -> None:
     """Count the configurations of a rule set, sheet or benchmark family.
@@ -208,6 +219,7 @@ def enumerate_command(
     Examples:
       foldsim enumerate --rules mentalblackboard --pattern FRF
       foldsim enumerate --sheet 3x3 --folds 2 --json
+      foldsim enumerate --family stare --level all_vis
     """
     from ..enumerate import enumeration_report, render_enumeration
     from ..errors import InputError
@@ -225,15 +237,22 @@ def enumerate_command(
                       "level; --folds, --lines, --sides, --faces, --punches describe a --sheet family)")
     rules = rules or "physical"
     if family is not None:
-        from ..families.registry import FAMILIES, family as family_of
+        from ..families.record_family import RecordFamily
+        from ..families.registry import FAMILIES, RECORD_FAMILIES, family as family_of
 
         try:
             fam = family_of(family)
-            if family not in FAMILIES:  # a record family (cube nets, fold and cut) has no space counted here
-                raise InputError(f"{family} keys its own records; enumerate --family counts the space of "
-                                 f"{', '.join(FAMILIES)}", field="--family")
-            levels = [fam.level(level)] if level is not None else list(fam.levels.values())
-            bar, advance = counting_bar(f"enumerating {family}", "rows", console=err)
+            records = family in RECORD_FAMILIES
+            counted = [*FAMILIES, *(name for name, f in RECORD_FAMILIES.items()
+                                    if type(f).count_space is not RecordFamily.count_space)]
+            if family not in counted:  # a record family whose space is not finite or not counted
+                raise InputError(f"{family} counts no space of its own; enumerate --family counts the space of "
+                                 f"{', '.join(counted)}", field="--family")
+            if level is not None:
+                levels = [fam.level(level)]
+            else:
+                levels = list(fam.levels) if records else list(fam.levels.values())
+            bar, advance = counting_bar(f"enumerating {family}", "units" if records else "rows", console=err)
             with bar:
                 counts = [fam.count_space(lv, on_progress=advance) for lv in levels]
         except InputError as problem:
@@ -245,6 +264,8 @@ def enumerate_command(
                 out.print(f"{family} {c['level']}: {c['configurations']:,} configurations"
                           + (f", {c['items']:,} items" if "items" in c else "")
                           + (f" ({c['note']})" if "note" in c else ""), markup=False)
+                if records:
+                    render_named_counts(c)
         return
     if out_file is not None:
         check_output_path(out_file, "file")

@@ -93,10 +93,14 @@ def task_error(ray, error: BaseException) -> BaseException:
 
 
 def ray_jobs(job: Callable[..., dict], plans: Sequence, out_dir: str, request, *, workers: int = 1,
-             address: str | None = None) -> Iterator[tuple[str, dict | BaseException]]:
+             address: str | None = None, name: Callable[[object], str] | None = None
+             ) -> Iterator[tuple[str, dict | BaseException]]:
     """(id, manifest entries or the error) per plan as its Ray task `job(plan, out_dir, request)`
     finishes (see the module doc): `plans` are foldsim.dataset.media's ItemPlans, `request` its
-    MediaRequest, `job` its module-level render job (passed in, so this module needs nothing of media)."""
+    MediaRequest, `job` its module-level render job (passed in, so this module needs nothing of media).
+    `name(plan)`: what a plan is reported as (default: its record's id; a record run's blocks
+    name themselves, foldsim.dataset.record_runs)."""
+    name = name or (lambda plan: str(plan.record["id"]))
     ray = require_ray()
     started = start_ray(ray, address, workers)
     running: dict = {}
@@ -107,7 +111,7 @@ def ray_jobs(job: Callable[..., dict], plans: Sequence, out_dir: str, request, *
         pending = iter(plans)
         while True:
             while len(running) < limit and (plan := next(pending, None)) is not None:
-                running[task.remote(plan, out_dir, request)] = str(plan.record["id"])
+                running[task.remote(plan, out_dir, request)] = name(plan)
             if not running:
                 return
             done, _ = ray.wait(list(running), num_returns=1)

@@ -475,22 +475,23 @@ MAX_TRIES_PER_ITEM = 50
 
 
 def generate_cube_records(family, count: int, seed: int, level: str | None, tasks: Sequence[str], make,
-                          on_progress=None) -> list[dict]:
-    """`count` records of a cube-choice family: item n (from 0) is of the level named (else the
-    levels in turn) and of tasks[(n // levels) % len(tasks)]; `make(rng, level, task, number)`
-    returns a record or None (a candidate dropped). One seeded random stream, so the same arguments
-    give the same records. The records are audited on the engine before they are returned: a
+                          on_progress=None, first: int = 0) -> list[dict]:
+    """`count` records of a cube-choice family, the items first, first+1, ...: item n (global,
+    from 0) is of the level named (else the levels in turn) and of tasks[(n // levels) %
+    len(tasks)]; `make(rng, level, task, number)` returns a record or None (a candidate dropped).
+    One random stream seeded by (seed, first), so the same arguments give the same records
+    (record_family's "Volume"). The records are audited on the engine before they are returned: a
     record that fails is a bug here, never data, so it raises."""
     from ..limits import MAX_FAMILY_COUNT
 
     if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_FAMILY_COUNT:
         raise InputError(f"must be a whole number from 0 to {MAX_FAMILY_COUNT}, got {describe(count)}", field="--count")
     names = [family.level(level)] if level is not None else list(family.levels)
-    rng = random.Random(f"foldsim:{family.name}:{seed}")
+    rng = random.Random(f"foldsim:{family.name}:{seed}:{first}")
     records: list[dict] = []
     tries = 0
     while len(records) < count:
-        n = len(records)
+        n = first + len(records)
         tries += 1
         if tries > MAX_TRIES_PER_ITEM * (count + 1):
             raise InputError(f"could not generate {count} items of {family.name}", field="--count")

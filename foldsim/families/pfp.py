@@ -167,11 +167,13 @@ class PfpFamily(RecordFamily):
     # -- generation --------------------------------------------------------------------------------
 
     def generate(self, count: int, seed: int, level: str | None = None,
-                 on_progress: Callable[[int], None] | None = None) -> list[dict]:
+                 on_progress: Callable[[int], None] | None = None, first: int = 0) -> list[dict]:
+        """The items first, first+1, ... (record_family's "Volume"); the near-duplicate filter
+        compares an item with the earlier items of the same call (one block of a run)."""
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise InputError(f"must be a whole number of at least 0, got {describe(count)}", field="--count")
         names = [self.level(level)] if level is not None else list(self.levels)
-        rng = random.Random(f"foldsim:pfp:{seed}")
+        rng = random.Random(f"foldsim:pfp:{seed}:{first}")
         records: list[dict] = []
         earlier: dict = {}
         tries = 0
@@ -179,7 +181,8 @@ class PfpFamily(RecordFamily):
             tries += 1
             if tries > 200 * (count + 1):
                 raise InputError(f"found only {len(records)} items in {tries} candidates", field="--count")
-            record = self._candidate(rng, names[len(records) % len(names)], len(records) + 1, earlier)
+            index = first + len(records)
+            record = self._candidate(rng, names[index % len(names)], index + 1, earlier)
             if record is not None:
                 records.append(record)
                 if on_progress:
@@ -343,6 +346,14 @@ class PfpFamily(RecordFamily):
 
     def native_text(self, rows: list[dict]) -> str:
         return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+    def count_space(self, level: str, on_progress: Callable[[int], None] | None = None) -> dict:
+        """Every fold sequence the level can draw, walked on the engine (`pfp_space`): made and
+        refused (by reason) per step count, and the distinct final states."""
+        from .pfp_space import level_space
+
+        name = self.level(level)
+        return level_space(self.name, name, self.levels[name], on_progress)
 
 
 PFP = PfpFamily()

@@ -45,8 +45,8 @@ class PfpCubeFamily(N.CubeChoiceFamily):
     native_file = "answer.jsonl"
     distractor_rules = ("relabelled",)
 
-    def generate(self, count, seed, level=None, on_progress=None):
-        return N.generate_cube_records(self, count, seed, level, TASKS, self.item, on_progress)
+    def generate(self, count, seed, level=None, on_progress=None, first=0):
+        return N.generate_cube_records(self, count, seed, level, TASKS, self.item, on_progress, first)
 
     def item(self, rng: random.Random, level: str, task: str, number: int) -> dict | None:
         """One candidate record (None when a distractor cannot be drawn in MAX_TRIES)."""
@@ -114,6 +114,26 @@ class PfpCubeFamily(N.CubeChoiceFamily):
     def native_text(self, rows):
         """PFP's answer.jsonl: one {"image", "answer"} line per item."""
         return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+    def count_space(self, level, on_progress=None):
+        """The level's space from net_space (`cube_space`), the options placed as PFP's easy / hard
+        draw them: net_to_cube, easy one front side at its 4 turns in some order, hard 4 different
+        front sides each at a turn; cube_to_net, easy one layout in 4 different poses, hard 4
+        different layouts each in a pose."""
+        from .cube_space import cube_choice_space, ordered
+
+        name = self.level(level)
+        layouts = len(N.layouts())
+        if name == "easy":
+            views, nets = 6 * ordered(4, 4), layouts * ordered(24, 4)
+        else:
+            views, nets = ordered(6, 4) * 4 ** 4, ordered(layouts, 4) * 24 ** 4
+        space = cube_choice_space(self.name, name, self.levels[name]["faces"], {
+            "net_to_cube": {"question": "net", "arrangements": views},
+            "cube_to_net": {"question": "view", "arrangements": nets}})
+        if on_progress is not None:
+            on_progress(space["configurations"])
+        return space
 
 
 PFP_CUBE = PfpCubeFamily()

@@ -23,6 +23,12 @@ A record of such a family is a JSON object with at least (docs/families.md, "Rec
 and, where the family poses an open question, `<task>Question` with `<task>Answer` (an object of
 named exact values: {"cutouts": 3}, {"opposite": "red"}), scored field by field by
 `foldsim score <task>` (tasks "count" and "opposite").
+
+Volume: `generate(count, seed, level, first=F)` gives the records of the items F, F+1, ... of a
+run (ids from <family>_<F+1>, the levels cycled by that global index) from a random stream of its
+own drawn from (seed, F) alone. So `foldsim.dataset.record_runs` cuts a run into fixed blocks,
+generates them in any order on any number of workers or Ray nodes, keeps finished blocks across an
+interrupt, and writes the same bytes for any of them.
 """
 
 from __future__ import annotations
@@ -65,9 +71,12 @@ class RecordFamily:
     # -- to be provided -------------------------------------------------------------------------
 
     def generate(self, count: int, seed: int, level: str | None = None,
-                 on_progress: Callable[[int], None] | None = None) -> list[dict]:  # pragma: no cover - abstract
-        """`count` keyed records (ids <family>_00001 ...). Level: the one named, else the levels in
-        turn. Same arguments, same records, byte for byte. A bad candidate is dropped, never raised."""
+                 on_progress: Callable[[int], None] | None = None, first: int = 0) -> list[dict]:  # pragma: no cover - abstract
+        """`count` keyed records of the items `first`, `first`+1, ... (ids <family>_<first+1> ...),
+        from a random stream seeded by (seed, first) alone (module docstring, "Volume"). Level: the
+        one named, else the levels in turn by the item's global index. Same arguments, same
+        records, byte for byte. A bad candidate is dropped, never raised. `on_progress(n)`: n more
+        items done."""
         raise NotImplementedError
 
     def images(self, record: dict) -> dict[str, bytes]:  # pragma: no cover - abstract
@@ -85,6 +94,14 @@ class RecordFamily:
         """A string equal for items that are the same up to the family's symmetries (a net's
         rotations and reflections with its labelling carried along, a sheet's symmetries), so
         that `--splits` never puts one item in two splits."""
+        raise NotImplementedError
+
+    def count_space(self, level: str, on_progress: Callable[[int], None] | None = None) -> dict:
+        """The exact size of the level's item space, for `foldsim enumerate --family`: a JSON-ready
+        dict with at least "family", "level" and "configurations" (optionally "items" and "note"),
+        plus the family's own named counts. Optional: a family whose space is not finite or not
+        counted leaves it unimplemented and enumerate says so in one line. Bounded before work;
+        `on_progress(n)` reports n more units done."""
         raise NotImplementedError
 
     def native_rows(self, record: dict) -> list[dict]:

@@ -80,8 +80,8 @@ class SpatialVizCubeFamily(N.CubeChoiceFamily):
                         "mirrored_view", "opposite_shown", "rotated_view")
     open_tasks = ("opposite",)
 
-    def generate(self, count, seed, level=None, on_progress=None):
-        return N.generate_cube_records(self, count, seed, level, TASKS, self.item, on_progress)
+    def generate(self, count, seed, level=None, on_progress=None, first=0):
+        return N.generate_cube_records(self, count, seed, level, TASKS, self.item, on_progress, first)
 
     def item(self, rng: random.Random, level: str, task: str, number: int) -> dict | None:
         """One candidate record (None when a distractor cannot be drawn in MAX_TRIES)."""
@@ -191,6 +191,21 @@ class SpatialVizCubeFamily(N.CubeChoiceFamily):
                  "Level": "Level0" if record["level"] == "colours" else "Level1", "Image_id": record["id"],
                  "Question": record["question"], "Choices": [o["label"] for o in record["options"]],
                  "Answer": record["answer"], "Explanation": explanation}]
+
+    def count_space(self, level, on_progress=None):
+        """The level's space from net_space (`cube_space`): can / cannot show a view of the cube and
+        four nets (ordered layouts, each in one of 24 poses); view shows a net and keys one of 24
+        orientations, asking the face opposite one of 6."""
+        from .cube_space import cube_choice_space, ordered
+
+        name = self.level(level)
+        nets = ordered(len(N.layouts()), 4) * 24 ** 4
+        space = cube_choice_space(self.name, name, self.levels[name]["faces"], {
+            "can": {"question": "view", "arrangements": nets}, "cannot": {"question": "view", "arrangements": nets},
+            "view": {"question": "net", "arrangements": 24 * 6}})
+        if on_progress is not None:
+            on_progress(space["configurations"])
+        return space
 
 
 SPATIALVIZ_CUBE = SpatialVizCubeFamily()

@@ -291,15 +291,16 @@ class StareFamily(RecordFamily):
     native_file = "stare.json"
 
     def generate(self, count: int, seed: int, level: str | None = None,
-                 on_progress: Callable[[int], None] | None = None) -> list[dict]:
-        """`count` records (module doc): the draws first, then one engine call for every net."""
+                 on_progress: Callable[[int], None] | None = None, first: int = 0) -> list[dict]:
+        """`count` records of the items first, first+1, ... (module doc; record_family's "Volume"):
+        the draws first, then one engine call for every net."""
         levels = [self.level(level)] if level is not None else list(self.levels)
-        rng = random.Random(seed)
+        rng = random.Random(f"foldsim:{FAMILY}:{seed}:{first}")
         valid, invalid = net_pool()
         reasons = sorted(invalid)
         weights = [INVALID_WEIGHTS.get(r, 0) for r in reasons]
         drawn = []
-        for index in range(count):
+        for index in range(first, first + count):
             record_id = f"{FAMILY}_{index + 1:05d}"
             if rng.random() < 0.5:
                 shape, net = rng.choice(valid)
@@ -325,7 +326,7 @@ class StareFamily(RecordFamily):
             record["native"] = [_native_row(record, net, derived, shape, choices)]
             records.append(record)
             if on_progress is not None:
-                on_progress(len(records))
+                on_progress(1)  # one more item (the contract's convention)
         return records
 
     def images(self, record: dict) -> dict[str, bytes]:
@@ -363,6 +364,42 @@ class StareFamily(RecordFamily):
         and reflections; labels and base are left out, as the answer depends on neither."""
         name = record.get("id") if isinstance(record, dict) and isinstance(record.get("id"), str) else None
         return net_form(_readable(record, name)[0])
+
+    def count_space(self, level: str, on_progress: Callable[[int], None] | None = None) -> dict:
+        """The net pool by engine reason, up to the grid's symmetries (`nets`, `shapes`) and as
+        drawn (`fixed`: the different nets the 8 turns and reflections make), and the level's items:
+        every drawn fixed net x labelling (6!) x base face (6) x the pictures its level can show."""
+        name = self.level(level)
+
+        def fixed(net: Net) -> int:
+            images = set()
+            for symmetry in GRID_SYMMETRIES:
+                cells = [symmetry(x, y) for x, y in net.cells]
+                low_x, low_y = min(x for x, _ in cells), min(y for _, y in cells)
+                cells = [(x - low_x, y - low_y) for x, y in cells]
+                images.add((frozenset(cells), frozenset((frozenset((cells[h.a], cells[h.b])), h.turn)
+                                                        for h in net.hinges)))
+            return len(images)
+
+        valid, invalid = net_pool()
+        pools = {"valid": [net for _, net in valid], **{reason: [net for shape in sorted(by_shape)
+                                                                 for _, net in by_shape[shape]]
+                                                        for reason, by_shape in sorted(invalid.items())}}
+        shapes = {"valid": len({shape for shape, _ in valid}), **{r: len(s) for r, s in sorted(invalid.items())}}
+        fixed_nets = {reason: sum(map(fixed, nets)) for reason, nets in pools.items()}
+        drawn = ["valid", *(r for r in sorted(invalid) if INVALID_WEIGHTS.get(r, 0) > 0)]
+        per_net = math.factorial(len(LABELS)) * len(LABELS)  # labellings x base faces
+        pictures = len(range(1, len(LABELS) - 1)) if name == "partial_vis" else 1  # k in 1..4
+        configurations = {"valid": fixed_nets["valid"] * per_net,
+                          "invalid": sum(fixed_nets[r] for r in drawn[1:]) * per_net}
+        if on_progress is not None:
+            on_progress(sum(len(nets) for nets in pools.values()))
+        return {"family": self.name, "level": name, "nets": {r: len(n) for r, n in pools.items()}, "shapes": shapes,
+                "fixed": fixed_nets, "drawn": drawn, "labellings": math.factorial(len(LABELS)),
+                "bases": len(LABELS), "pictures": pictures, "by_answer": configurations,
+                "configurations": sum(configurations.values()), "items": sum(configurations.values()) * pictures,
+                "note": "configurations = drawn nets as posed (fixed) x labellings x base faces; items add the "
+                        "level's picture choices; the shuffled yes/no order of STARE's row is not counted"}
 
 
 def net_form(net: Net) -> str:
