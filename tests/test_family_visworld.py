@@ -330,3 +330,18 @@ def test_spatialviz_records_are_those_of_before_the_grid_folds_moved():
     records = generate_family(FAMILIES["spatialviz"], 30, 7)
     digest = hashlib.sha256(json.dumps(records, sort_keys=True, default=str).encode()).hexdigest()
     assert digest == "0b1d756b4e27a0ea0d11380741ac10b9e217412e7614acb919a16d39f5c53441"
+
+
+def test_the_space_is_spatialvizs_times_a_shape_per_cut():
+    """visworld draws SpatialViz's fold sequences and cut cells (one count of cuts per level), then
+    a shape per cut: its space is SpatialViz's (checked there against the batched kernel) times
+    shapes^cuts, level by level."""
+    from foldsim.families.spatialviz import SPATIALVIZ
+    from foldsim.families.visworld import SHAPES
+
+    for name in VISWORLD.levels:
+        space = VISWORLD.count_space(name)
+        theirs = SPATIALVIZ.count_space(SPATIALVIZ.levels[name])
+        low, high = space["cuts"]
+        assert low == high and space["configurations"] == theirs["configurations"]
+        assert space["items"] == theirs["items"] * len(SHAPES) ** low

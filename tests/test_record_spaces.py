@@ -235,7 +235,7 @@ def test_enumerate_pfp_walks_the_level(monkeypatch):
     (["--family", "stare", "--rules", "physical"], "error: --rules: not used with --family (it counts that "
                                                    "family's space per level)"),
     (["--family", "PFP"], "error: --family: must be one of spatialviz, visfactor, srbench, mentalblackboard, pfp, "
-                          "stare, spatialviz-cube, pfp-cube, got 'PFP'"),
+                          "visworld, stare, spatialviz-cube, pfp-cube, got 'PFP'"),
     (["--family", "spatialviz-cube", "--level", "colours\n"], "error: --level: must be one of colours, patterns "
                                                               "for spatialviz-cube, got 'colours\\n'"),
 ])

@@ -26,7 +26,7 @@ from ..sheets import Line
 from . import pfp_rules as R
 from .audit import DIFFERS, INVALID, OK, AuditItem, AuditReport
 from .cut_counts import named_counts, shape_forms
-from .grid_folds import GRID_LEVELS, draw_grid_folds, punch_cells, replay_steps
+from .grid_folds import GRID_LEVELS, corner_folds, draw_grid_folds, punch_cells, replay_steps, straight_folds
 from .pfp_tasks import LABELS, cut_layers, cutouts_json, key_from_json, make_cut, mistakes, region_key, ring_key
 from .record_family import RecordFamily
 
@@ -407,6 +407,38 @@ class VisWorldFamily(RecordFamily):
             return AuditItem(name, DIFFERS, f"{name}: countAnswer {describe(record.get('countAnswer'))} is not the "
                              f"physical count {counts}")
         return AuditItem(name, OK)
+
+    # -- the space ----------------------------------------------------------------------------------------
+
+    def count_space(self, level: str | None = None, on_progress: Callable[[int], None] | None = None) -> dict:
+        """The level's finite space, as the draw makes it: every SpatialViz fold sequence (each
+        straight fold an interior grid line of the current rectangle, then a corner fold), and for
+        each, every set of distinct cut cells of the level's size times a shape per cut. Counted
+        exactly from the grid rules (no folding needed); before the option draw, which drops the
+        few items without three distinct wrong options."""
+        import math
+
+        name = self.level(level)
+        grid = GRID_LEVELS[name]
+        prefixes = [((0, 0, grid["cols"], grid["rows"]), 0)]
+        sequences = items = 0
+        by_folds: dict[int, int] = {}
+        for folds in range(1, grid["folds"][1] + 1):
+            if folds >= grid["folds"][0]:
+                for rect, _ in prefixes:
+                    for family, at, mover, _, _ in corner_folds(*rect):
+                        cells = len(punch_cells(rect, family, at, mover))
+                        sequences += 1
+                        by_folds[folds] = by_folds.get(folds, 0) + 1
+                        items += sum(math.comb(cells, n) * len(SHAPES) ** n
+                                     for n in range(grid["marks"][0], grid["marks"][1] + 1))
+            prefixes = [(after, k + 1) for rect, k in prefixes for _, _, _, after in straight_folds(*rect)]
+        if on_progress is not None:
+            on_progress(sequences)
+        return {"family": self.name, "level": name, "sheet": f"{grid['cols']}x{grid['rows']}",
+                "folds": list(grid["folds"]), "cuts": list(grid["marks"]), "shapes": len(SHAPES),
+                "configurations": sequences, "fold_sequences_by_count": by_folds, "items": items,
+                "note": "items = fold sequences x distinct cut cells of the level's count x a shape per cut"}
 
     # -- splits -------------------------------------------------------------------------------------------
 
