@@ -16,7 +16,7 @@ scored by `foldsim score choice` (its confusion table names the mistake) and dra
 asks a real model (README, "Evaluate a model").
 
 Then the general engine: two items of each peer benchmark (SpatialViz-Bench, VisFactor VZ2,
-SRBench, and the record families PFP, STARE, SpatialViz's cube and PFP's cube tasks) in its own
+SRBench, and the record families PFP, VisWorld-Eval, STARE, SpatialViz's cube and PFP's cube tasks) in its own
 format and look, audited against the physics, the SpatialViz items animated in 3-D and written as
 FOLD files, and one PFP item folded, cut and opened in 3-D.
 
@@ -80,7 +80,8 @@ def evaluation_demo() -> int:
 
 FAMILY_SETS = (("spatialviz", "L2"), ("visfactor", "normal"), ("srbench", "2"),
                # the record families: fold and cut (PFP) and the cube nets (STARE, SpatialViz, PFP)
-               ("pfp", "A"), ("stare", "all_vis"), ("spatialviz-cube", "patterns"), ("pfp-cube", "hard"))
+               ("pfp", "A"), ("visworld", "L1"), ("stare", "all_vis"), ("spatialviz-cube", "patterns"),
+               ("pfp-cube", "hard"))
 
 
 def families_demo() -> int:

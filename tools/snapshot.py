@@ -49,7 +49,7 @@ INTENDED = {
 #: folders whose every file is new on purpose (the files' names depend on the run), with the reason
 INTENDED_FOLDERS = {
     **{f"demo/demo-out/families/{name}/": "issues 25, 27: make demo generates and audits the record families "
-       "(new files)" for name in ("pfp", "stare", "spatialviz-cube", "pfp-cube")},
+       "(new files)" for name in ("pfp", "visworld", "stare", "spatialviz-cube", "pfp-cube")},
     "demo/demo-out/families/pfp-3d/": "issue 27: make demo folds and cuts a PFP item in 3-D (new files)",
 }
 
