@@ -29,6 +29,25 @@ def write_json_list(path, rows: list, out_dir) -> None:
         raise InputError(f"cannot write into {out_dir}: {err.strerror or err}", field="--out") from None
 
 
+def write_native_and_media(out: Path, folder, records: list, write_items, native_path: Path, native_text: str, *,
+                           media: bool, workers: int, backend: str, address: str | None, console,
+                           source: str) -> RenderReport:
+    """What every family's run does once its records are made: the items written naming no image
+    yet, the family's own file, then (with `media`) the images through the media machinery and the
+    items again, naming the images their manifests vouch for. Returns the RenderReport."""
+    write_items({})  # before drawing: no image is vouched for yet
+    try:
+        atomic_write_text(native_path, native_text)
+    except OSError as err:
+        raise InputError(f"cannot write into {out}: {err.strerror or err}", field="--out") from None
+    report = RenderReport(removed_temps=folder.removed_temps)
+    if media:
+        report = folder.render(records, workers=workers, backend=backend, address=address, console=console,
+                               source=source, sheet=False)
+        write_items(folder.manifests)
+    return report
+
+
 def write_sampled_run(fam: Family, out_dir, count: int, seed: int, level: str | None = None, *, console=None,
                       media: bool = True, splits=(), workers: int = 1, backend: str = "local",
                       address: str | None = None, first_id: int = 1):
@@ -71,16 +90,9 @@ def write_sampled_run(fam: Family, out_dir, count: int, seed: int, level: str | 
                         rows.append(row)
                 write_json_list(split_path, rows, out)
 
-        write_items({})  # before drawing: no image is vouched for yet
-        try:
-            atomic_write_text(native_path, fam.native_text(native))
-        except OSError as err:
-            raise InputError(f"cannot write into {out}: {err.strerror or err}", field="--out") from None
-        report = RenderReport(removed_temps=folder.removed_temps)
-        if media:
-            report = folder.render(records, workers=workers, backend=backend, address=address, console=console,
-                                   source=items_path.name, sheet=False)
-            write_items(folder.manifests)
+        report = write_native_and_media(out, folder, records, write_items, native_path, fam.native_text(native),
+                                        media=media, workers=workers, backend=backend, address=address,
+                                        console=console, source=items_path.name)
     images = sum(len(m.files(["family"])) for m in folder.manifests.values()) if media else 0
     written = {"items": str(items_path), "native": str(native_path), "count": len(records), "images": images}
     if yes_no:

@@ -33,13 +33,13 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from ..errors import InputError, debugging, describe, internal_error_text
-from ..families.audit import INVALID, AuditItem, AuditReport
+from ..families.audit import INVALID, AuditItem, AuditReport, record_names
 from ..families.record_family import RecordFamily
 from ..io import atomic_write_text, record_name
 from ..progress import counting_bar
-from .family_runs import items_file_name, write_json_list
+from .family_runs import items_file_name, write_json_list, write_native_and_media
 from .manifests import content_hash
-from .media import BACKENDS, FATAL_ERRNOS, SAFE_ID, MediaRequest, RenderReport, listed, open_output
+from .media import BACKENDS, FATAL_ERRNOS, SAFE_ID, MediaRequest, listed, open_output
 from .splits import add_splits
 
 #: items per block: the unit of parallel work and of resume. The records a seed gives depend on it
@@ -272,16 +272,9 @@ def write_record_run(fam: RecordFamily, out_dir, count: int, seed: int, level: s
             """The items naming only the images the manifests vouch for."""
             write_json_list(items_path, [listed(r, manifests.get(r["id"])) for r in records], out)
 
-        write_items({})  # before drawing: no image is vouched for yet
-        try:
-            atomic_write_text(native_path, fam.native_text(native))
-        except OSError as err:
-            raise InputError(f"cannot write into {out}: {err.strerror or err}", field="--out") from None
-        report = RenderReport(removed_temps=folder.removed_temps)
-        if media:
-            report = folder.render(records, workers=workers, backend=backend, address=address, console=console,
-                                   source=items_path.name, sheet=False)
-            write_items(folder.manifests)
+        report = write_native_and_media(out, folder, records, write_items, native_path, fam.native_text(native),
+                                        media=media, workers=workers, backend=backend, address=address,
+                                        console=console, source=items_path.name)
         if not report.failed and not report.fatal:  # complete: a rerun has nothing left to keep
             shutil.rmtree(out / BLOCKS_DIR, ignore_errors=True)
     images = sum(len(m.files(["family"])) for m in folder.manifests.values()) if media else 0
@@ -318,11 +311,7 @@ def audit_record_family(fam: RecordFamily, records: list, file: str) -> AuditRep
     place in the file. Where the family raises or gives the wrong number of verdicts (its bug), it
     judges each record alone, and a record it still fails on gets one internal-error verdict (one
     line; FOLDSIM_DEBUG=1 raises)."""
-    from ..simulate import record_positions
-
-    positions = record_positions(records, len(records))
-    names = [r["id"] if isinstance(r, dict) and isinstance(r.get("id"), str) and r["id"] else positions[i]
-             for i, r in enumerate(records)]
+    names = record_names(records)
     refused: dict[int, AuditItem] = {}
     for index, record in enumerate(records):
         if not isinstance(record, dict):
