@@ -1,14 +1,8 @@
 """SpatialViz-Bench's paper folding (wangst0181/SpatialViz-Bench, create_paper_folding.py) as a
 family of the general engine. Rules (docs/families.md):
 
-- sheet: a grid of cols x rows unit cells; levels L0 3x3 / 2 folds / 1 hole, L1 4x4 / 2 / 2,
-  L2 5x5 / 3 / 3;
-- every fold but the last: horizontal or vertical, at an interior grid line of the CURRENT folded
-  rectangle; the smaller part moves (equal halves: bottom onto top, right onto left), so there is
-  never overhang and the paper stays a rectangle;
-- the last fold: a 45° corner fold along x ± y = integer through two cell centres on adjacent
-  edges of the rectangle (a corner triangle with legs 2 .. min(width, height) cells moves; a
-  square's main diagonal: top-right moves for "\\", top-left for "/");
+- sheet: a grid of cols x rows unit cells, folded by SpatialViz's grid folds (their levels, lines
+  and moving sides: `foldsim.families.grid_folds`, shared with visworld);
 - holes: distinct circles at cell centres of the folded shape (cells cut in half by the 45°
   crease included: such a hole lies on the crease and unfolds to one hole per layer).
 
