@@ -345,3 +345,13 @@ def test_the_space_is_spatialvizs_times_a_shape_per_cut():
         low, high = space["cuts"]
         assert low == high and space["configurations"] == theirs["configurations"]
         assert space["items"] == theirs["items"] * len(SHAPES) ** low
+
+
+def test_a_fold_name_that_is_no_string_is_one_invalid_line(records):
+    """`make fuzz` found it: a step's "fold" set to a list raised TypeError (unhashable) inside the
+    grid rules, an internal-error verdict; it is the record's one-line `invalid` now."""
+    changed = copy.deepcopy(records[4])
+    changed["info"]["steps"][0]["fold"] = []
+    [item] = VISWORLD.audit([changed], "f").items
+    assert item.verdict == "invalid" and "internal error" not in item.reason
+    assert item.reason.startswith(f"{changed['id']}: ") and "\n" not in item.reason

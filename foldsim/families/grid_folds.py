@@ -107,7 +107,8 @@ def replay_steps(cols: int, rows: int, steps: list) -> tuple[list, tuple, list] 
         if isinstance(at, bool) or not isinstance(at, int):
             return f"step {i + 1}: 'at' must be a whole number"
         if not last:
-            family = {"horizontal": "H", "vertical": "V"}.get(step.get("fold"))
+            fold = step.get("fold")
+            family = {"horizontal": "H", "vertical": "V"}.get(fold) if isinstance(fold, str) else None
             match = [f for f in straight_folds(*rect) if f[0] == family and f[1] == at]
             if not match or step.get("moves") != match[0][2]:
                 return (f"step {i + 1}: not a fold of the rectangle {list(rect)} at an interior grid line, "
