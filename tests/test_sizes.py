@@ -285,3 +285,14 @@ def test_the_count_bound_follows_the_memory_budget(monkeypatch):
 def test_a_family_count_within_the_bound_is_generated(tmp_path):
     done = invoke("generate", "--family", "visfactor", "--count", "2", "--no-media", "--out", tmp_path / "v")
     assert done.exit_code == EXIT_OK, done.stderr
+
+
+def test_the_family_count_bound_says_how_to_write_more_for_that_family(tmp_path):
+    """Only mentalblackboard's family runs take --first-id (the others refuse it), so the advice
+    past the bound names what works for the family asked for."""
+    for family, advice in (("mentalblackboard", "several runs with --first-id"),
+                           ("pfp", "several runs with other --seed values, each into its own --out")):
+        done = invoke("generate", "--family", family, "--count", "999999", "--out", tmp_path / family)
+        assert done.exit_code == EXIT_USAGE
+        assert f"write more as {advice}), got 999,999" in done.stderr
+        assert not (tmp_path / family).exists()

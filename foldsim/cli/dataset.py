@@ -145,8 +145,10 @@ def generate(
                       "style; these options shape --task videos and frames)")
         most = family_count_bound()
         if not 0 <= count <= most:  # before any work: a run holds every record until it writes them
+            more = ("several runs with --first-id" if family == "mentalblackboard" else
+                    "several runs with other --seed values, each into its own --out")  # --first-id: mentalblackboard's
             fail(f"--count: must be 0 to {most:,} items per --family run (a run holds all its records in memory, "
-                 f"{FAMILY_ITEM_BYTES >> 10} KiB each; write more as several runs with --first-id), got {count:,}")
+                 f"{FAMILY_ITEM_BYTES >> 10} KiB each; write more as {more}), got {count:,}")
         generate_family_command(family, level, count, seed, out_dir, first_id, as_json, splits=splits,
                                 media=not no_media, workers=_worker_count(workers), backend=backend,
                                 address=address)
