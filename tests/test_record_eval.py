@@ -528,3 +528,24 @@ def test_a_count_may_be_a_signed_difference():
               "countAnswer": {"cutouts": 3, "triangle_left_minus_right": -2}}
     assert truth_values("count", record)["triangle_left_minus_right"] == -2
     assert [count_value(v) for v in ("-2", " +2 ", -2, "2", "--2")] == [-2, 2, -2, 2, None]
+
+
+def test_stare_pictures_stand_at_their_image_marks(tmp_path):
+    """A stare question places its pictures with STARE's `<image_k>` marks: the yes/no prompt puts
+    the net picture and each step picture there (it put them all after the text before), and marks
+    that do not match the pictures are the item's one error."""
+    from foldsim.eval.prompts import ItemError, build_messages
+    from foldsim.families.stare import STARE
+
+    [record] = STARE.generate(1, 3, "all_intermediate_last_vis")
+    for name, data in STARE.images(record).items():
+        (tmp_path / name).write_bytes(data)
+    [message] = build_messages(record, "family-yesno", "images", dataset_dir=tmp_path)
+    kinds = ["text" if not p.is_media else "image" for p in message.parts]
+    assert kinds == ["text", "image", "text", "image", "text"]
+    assert message.parts[1].source.endswith(record["questionImg"])
+    assert message.parts[3].source.endswith(record["stepsImgs"][0])
+    assert "<image_" not in "".join(p.text for p in message.parts)
+    broken = {**record, "question": record["question"].replace("<image_1>", "<image_2>")}
+    with pytest.raises(ItemError, match=r"question: its image marks \[0, 2\] are not <image_0> .. <image_1>"):
+        build_messages(broken, "family-yesno", "images", dataset_dir=tmp_path)

@@ -34,6 +34,7 @@ Views (see VIEWS; `example_*` views show the paired original of a generalization
                                 or a record family's, where it names them (its record has no
                                 `stepsImg`)
     steps_images                a record family's step pictures (`stepsImgs`), nothing without them
+    question_with_images        a record family's question with its pictures at its `<image_k>` marks
     open_images                 an open question's pictures: `stepsImg` (point-hole families), else
                                 `questionImg` and `stepsImgs`
     count_question, opposite_question
@@ -61,6 +62,7 @@ Size (~620 lines): the views are this module's one job; every view a template ma
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -382,6 +384,31 @@ def steps_images(ctx: Context) -> list[Part]:
     return [media_part(ctx.root, source, ctx.item, f"stepsImgs[{k}]") for k, source in enumerate(images)]
 
 
+_IMAGE_MARK = re.compile(r"<image_(\d{1,2})>")
+
+
+def question_with_images(ctx: Context) -> list[Part]:
+    """A record family's question with its pictures where it places them: STARE-style `<image_k>`
+    marks, `<image_0>` the question image and `<image_k>` the k-th step picture, each mark replaced
+    by its picture (every picture once, in the marks' order). A question without marks is the text,
+    then the question image, then the step pictures."""
+    question = ctx.record.get("question")
+    if not isinstance(question, str) or not question:
+        raise ItemError("missing, or not a text", item=ctx.item, field="question")
+    pictures = [media_part(ctx.root, _path_field(ctx.record, "questionImg", "images"), ctx.item, "questionImg"),
+                *steps_images(ctx)]
+    marks = [int(m.group(1)) for m in _IMAGE_MARK.finditer(question)]
+    if not marks:
+        return [text_part(question), *pictures]
+    if marks != list(range(len(pictures))):
+        raise ItemError(f"its image marks {marks} are not <image_0> .. <image_{len(pictures) - 1}> in order, one per "
+                        "picture (questionImg, then stepsImgs)", item=ctx.item, field="question")
+    parts: list[Part] = []
+    for k, text in enumerate(_IMAGE_MARK.split(question)):
+        parts.append(pictures[int(text)] if k % 2 else text_part(text))
+    return [part for part in parts if part.is_media or part.text]
+
+
 def open_images(ctx: Context) -> list[Part]:
     """The pictures of an open question: a point-hole family record's steps (`stepsImg`, a path or
     MentalBlackboard's list; never the composite that shows the options), else the question image
@@ -406,6 +433,7 @@ def _open_question(task: str) -> Callable[[Context], list[Part]]:
 
 VIEWS.update({view.name: view for view in (
     View("steps_images", frozenset({"stepsImgs"}), steps_images),
+    View("question_with_images", frozenset({"question", "questionImg", "stepsImgs"}), question_with_images),
     View("open_images", frozenset({"stepsImg", "questionImg", "stepsImgs"}), open_images),
     # the question and the answer's names (never its values: the view does not show `<task>Answer`)
     View("count_question", frozenset({"countQuestion"}), _open_question("count")),
