@@ -7,10 +7,6 @@ worker. SRBench level 2 (the 1x1 sheet tests/test_families_road.py uses: compila
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -20,6 +16,7 @@ from typer.testing import CliRunner
 
 from foldsim.cli import app
 from foldsim.dataset.media import LOCK_FILE, MANIFEST_DIR, MediaRequest, open_output
+from killed_run import sigkill_once_written
 
 runner = CliRunner()
 COUNT = 6
@@ -69,17 +66,7 @@ def test_a_run_killed_midway_then_rerun_ends_identical(reference, tmp_path):
     folder over, sweeps the temp files and draws only what is missing."""
     out = tmp_path / "out"
     env = {**os.environ, "PYOPENGL_PLATFORM": "egl"}
-    proc = subprocess.Popen([sys.executable, "-m", "foldsim", *ARGS, "--out", str(out), "--workers", "1"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    try:
-        while not any((out / MANIFEST_DIR).glob("*.json")):
-            assert proc.poll() is None and time.monotonic() < deadline, "the run ended before drawing anything"
-            time.sleep(0.005)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.kill()
-        proc.wait()
+    sigkill_once_written([*ARGS, "--out", str(out), "--workers", "1"], out, f"{MANIFEST_DIR}/*.json", env)
     done = len(list((out / MANIFEST_DIR).glob("*.json")))
     assert 1 <= done < COUNT and (out / LOCK_FILE).exists()
     (out / ".srbench_00006.png.k1LLed00.tmp").write_bytes(b"half")  # as an atomic write cut short leaves it

@@ -15,10 +15,11 @@ import pytest
 
 from foldsim.errors import InputError
 from foldsim.kernels import nets as K
-from foldsim.nets import Pattern, fold_net, make_net, net_arrays, net_from_rows
+from foldsim.nets import Pattern, fold_net, make_net, net_from_rows
 from foldsim.render.images import png_bytes
 from foldsim.render.net_images import (INK, LABEL_BOX, NO_FACE, PALETTE, SHADE, cube_view_image, flat_net_image,
                                        glyph_covers, net_cube_view, net_edges, pattern_tile, posed, view_sides)
+from test_nets import flat_and_folded_corners
 
 ROOT = Path(__file__).resolve().parents[1]
 CROSS = [".1..", "2345", ".6.."]
@@ -222,12 +223,7 @@ def test_the_last_frame_is_the_engines_cube_and_the_first_the_flat_net(rows):
     net = patterned(rows)
     motion = NetMotion.of(net, TINY)
     assert len(motion) == len(fold_progress(TINY)) == 1 + 4 + 1
-    a = net_arrays([net])
-    fold = K.fold_batch(a.cells, a.parent, a.turn, a.present)
-    rotation, shift = np.asarray(fold.rotation[0]), np.asarray(fold.shift[0])
-    offsets = np.array([[0, 0], [1, 0], [1, 1], [0, 1]])
-    flat = np.concatenate([np.asarray(net.cells)[:, None] + offsets, np.zeros((6, 4, 1))], -1)
-    exact = (np.einsum("fij,fcj->fci", rotation, 2 * flat) + shift[:, None]) / 2
+    flat, exact = flat_and_folded_corners(net)
     np.testing.assert_allclose(motion.corners[-1], exact, atol=1e-5)
     np.testing.assert_allclose(motion.corners[0], flat, atol=1e-6)
     # every face on its side of the unit cube under the root, printed side (counter-clockwise) out

@@ -270,15 +270,21 @@ def _corners(net, angles):
                               jnp.asarray(a.present[0]), angles)
 
 
-@pytest.mark.parametrize("rows", [CROSS, ["12..", ".34.", "..56"], ["123.", "..456"]])
-def test_motion_at_a_quarter_turn_is_the_exact_cube_and_at_zero_the_flat_net(rows):
-    net = net_from_rows(rows)
+def flat_and_folded_corners(net) -> tuple[np.ndarray, np.ndarray]:
+    """Every face's four corners flat on the table and on the folded cube, from the engine's exact
+    integer poses (rotation, doubled shift): what the continuous motion must start and end on."""
     a = net_arrays([net])
     fold = K.fold_batch(a.cells, a.parent, a.turn, a.present)
     rotation, shift = np.asarray(fold.rotation[0]), np.asarray(fold.shift[0])
     offsets = np.array([[0, 0], [1, 0], [1, 1], [0, 1]])
-    flat = np.concatenate([np.asarray(net.cells)[:, None] + offsets, np.zeros((6, 4, 1))], -1)
-    exact = (np.einsum("fij,fcj->fci", rotation, 2 * flat) + shift[:, None]) / 2
+    flat = np.concatenate([np.asarray(net.cells)[:, None] + offsets, np.zeros((len(net), 4, 1))], -1)
+    return flat, (np.einsum("fij,fcj->fci", rotation, 2 * flat) + shift[:, None]) / 2
+
+
+@pytest.mark.parametrize("rows", [CROSS, ["12..", ".34.", "..56"], ["123.", "..456"]])
+def test_motion_at_a_quarter_turn_is_the_exact_cube_and_at_zero_the_flat_net(rows):
+    net = net_from_rows(rows)
+    flat, exact = flat_and_folded_corners(net)
     np.testing.assert_allclose(np.asarray(_corners(net, jnp.full(6, jnp.pi / 2))), exact, atol=1e-5)
     np.testing.assert_allclose(np.asarray(_corners(net, jnp.zeros(6))), flat, atol=1e-6)
     # halfway, every non-root face is off the plane, below it (toward the unprinted side)

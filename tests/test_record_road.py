@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -24,6 +21,7 @@ from foldsim.cli.common import EXIT_ITEMS, EXIT_OK, EXIT_USAGE
 from foldsim.dataset.media import LOCK_FILE, MANIFEST_DIR
 from foldsim.errors import InputError
 from foldsim.families.registry import FAMILIES, RECORD_FAMILIES
+from killed_run import sigkill_once_written
 from record_family_stub import DRAW_SECONDS_ENV, TOY, TOY_YES_NO, ToyFamily, plugin_env, toy_family  # noqa: F401
 from test_output_paths import refused_outputs
 
@@ -147,17 +145,7 @@ def test_a_run_killed_midway_then_rerun_ends_identical(reference, tmp_path):
     draws only what is missing; nothing of the killed run is lost or mixed in."""
     out = tmp_path / "out"
     env = {**plugin_env(), DRAW_SECONDS_ENV: "0.3"}
-    proc = subprocess.Popen([sys.executable, "-m", "foldsim", *ARGS, "--out", str(out), "--workers", "1"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    try:
-        while not any((out / MANIFEST_DIR).glob("*.json")):
-            assert proc.poll() is None and time.monotonic() < deadline, "the run ended before drawing anything"
-            time.sleep(0.005)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.kill()
-        proc.wait()
+    sigkill_once_written([*ARGS, "--out", str(out), "--workers", "1"], out, f"{MANIFEST_DIR}/*.json", env)
     done = len(list((out / MANIFEST_DIR).glob("*.json")))
     assert 1 <= done < COUNT and (out / LOCK_FILE).exists()
     unvouched = [r for r in items(out) if "questionImg" in r]

@@ -9,11 +9,6 @@ run; a block of other arguments, or one whose records were altered, is never use
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -25,6 +20,7 @@ from foldsim.dataset import record_runs
 from foldsim.dataset.media import listed
 from foldsim.dataset.record_runs import BLOCK_ITEMS, BLOCKS_DIR, Block, generate_records, read_block, run_blocks
 from foldsim.families.registry import RECORD_FAMILIES
+from killed_run import sigkill_once_written
 from record_family_stub import GENERATE_SECONDS_ENV, TOY, plugin_env, toy_family  # noqa: F401
 
 #: three blocks: two whole, one of 5
@@ -143,17 +139,7 @@ def test_a_run_killed_midway_keeps_its_finished_blocks(reference, tmp_path, monk
     generates only the blocks that were not finished and ends byte-identical to an uninterrupted run."""
     out = tmp_path / "out"
     env = {**plugin_env(), GENERATE_SECONDS_ENV: "0.01"}
-    proc = subprocess.Popen([sys.executable, "-m", "foldsim", *ARGS, "--out", str(out), "--workers", "1"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    try:
-        while not list((out / BLOCKS_DIR).glob("*/*.json")):
-            assert proc.poll() is None and time.monotonic() < deadline, "the run ended before a block was written"
-            time.sleep(0.005)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.kill()
-        proc.wait()
+    sigkill_once_written([*ARGS, "--out", str(out), "--workers", "1"], out, f"{BLOCKS_DIR}/*/*.json", env)
     kept = sorted(p.name for p in (out / BLOCKS_DIR).glob("*/*.json"))
     assert 1 <= len(kept) < 3 and not (out / "toy_items.json").exists()
     firsts: list[int] = []
