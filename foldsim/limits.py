@@ -81,9 +81,13 @@ MAX_SPACE_CONFIGURATIONS = 50_000_000
 #: and the native one): measured with tracemalloc over 200 items, peak per item while generating
 #: spatialviz 52 KB, visfactor 26 KB, srbench 65 KB (20-35 KB kept), rounded up
 FAMILY_ITEM_BYTES = 64 << 10
+#: a pfp item's bytes (a family's `item_bytes`): its records keep every folded state and the exact
+#: outlines of every option's cut-outs; measured with tracemalloc over 96 items, 66 KB kept and 76 KB
+#: peak per item (visworld 30, the cube-net families at most 49 peak: within FAMILY_ITEM_BYTES)
+PFP_ITEM_BYTES = 96 << 10
 #: items of one `generate --family` run, whatever the memory: 100,000 x FAMILY_ITEM_BYTES = 6.1 GiB;
-#: a smaller memory budget lowers it (budget // FAMILY_ITEM_BYTES, never below 1 GiB's worth);
-#: larger sets are several runs with --first-id
+#: a smaller memory budget lowers it (budget // the family's item bytes, never below 1 GiB's worth);
+#: larger sets are several runs (with --first-id for mentalblackboard, other seeds for the others)
 MAX_FAMILY_COUNT = 100_000
 
 

@@ -296,3 +296,16 @@ def test_the_family_count_bound_says_how_to_write_more_for_that_family(tmp_path)
         assert done.exit_code == EXIT_USAGE
         assert f"write more as {advice}), got 999,999" in done.stderr
         assert not (tmp_path / family).exists()
+
+
+def test_a_family_with_larger_records_gets_a_lower_count_bound(monkeypatch):
+    """pfp's records keep every folded state and every option's exact cut-outs (66 KB kept, 76 KB at
+    peak per item, measured): its bound is counted at its own item_bytes, not the point families'."""
+    from foldsim.cli.dataset import family_count_bound
+    from foldsim.families.registry import family
+
+    monkeypatch.setenv("FOLDSIM_MEMORY_BUDGET", "1")
+    assert family("pfp").item_bytes == limits.PFP_ITEM_BYTES > limits.FAMILY_ITEM_BYTES == family("stare").item_bytes
+    assert family_count_bound(family("pfp").item_bytes) == limits.MAX_ROW_BYTES // limits.PFP_ITEM_BYTES == 10_922
+    done = invoke("generate", "--family", "pfp", "--count", "10923", "--out", "never")
+    assert done.exit_code == EXIT_USAGE and "must be 0 to 10,922 items" in done.stderr and "96 KiB each" in done.stderr

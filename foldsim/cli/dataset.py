@@ -129,7 +129,6 @@ def generate(
         if task is not None:
             fail(f"--task: not used with --family (generate --family {family} writes that family's "
                  "items; --task writes a MentalBlackboard task)")
-        from ..limits import FAMILY_ITEM_BYTES
         from .core import refuse_unused
 
         task_only = {"--group": group, "--attribute": attribute, "--allow-odd-totals": allow_odd_totals or None,
@@ -143,12 +142,19 @@ def generate(
                       "--seconds-per-action": seconds_per_action, "--elevation": elevation, "--captions": captions}
         refuse_unused(media_only, "with --family (a family's images are drawn at that benchmark's own size and "
                       "style; these options shape --task videos and frames)")
-        most = family_count_bound()
+        from ..errors import InputError
+        from ..families.registry import family as family_of
+
+        try:
+            item_bytes = family_of(family).item_bytes
+        except InputError as problem:
+            fail(problem)
+        most = family_count_bound(item_bytes)
         if not 0 <= count <= most:  # before any work: a run holds every record until it writes them
             more = ("several runs with --first-id" if family == "mentalblackboard" else
                     "several runs with other --seed values, each into its own --out")  # --first-id: mentalblackboard's
             fail(f"--count: must be 0 to {most:,} items per --family run (a run holds all its records in memory, "
-                 f"{FAMILY_ITEM_BYTES >> 10} KiB each; write more as {more}), got {count:,}")
+                 f"{item_bytes >> 10} KiB each; write more as {more}), got {count:,}")
         generate_family_command(family, level, count, seed, out_dir, first_id, as_json, splits=splits,
                                 media=not no_media, workers=_worker_count(workers), backend=backend,
                                 address=address)
@@ -203,13 +209,14 @@ def _print_render_report(report, as_json: bool = False, extra: dict | None = Non
     raise typer.Exit(1 if report.failed else 0)
 
 
-def family_count_bound() -> int:
+def family_count_bound(item_bytes: int | None = None) -> int:
     """The most items one `generate --family` run may hold: MAX_FAMILY_COUNT, or fewer where the
-    memory budget (never below limits.MAX_ROW_BYTES) holds fewer at FAMILY_ITEM_BYTES each."""
+    memory budget (never below limits.MAX_ROW_BYTES) holds fewer at `item_bytes` each (the family's
+    `item_bytes`; FAMILY_ITEM_BYTES by default)."""
     from ..batching import call_bytes_bound, memory_budget_bytes
     from ..limits import FAMILY_ITEM_BYTES, MAX_FAMILY_COUNT
 
-    return min(MAX_FAMILY_COUNT, call_bytes_bound(memory_budget_bytes()) // FAMILY_ITEM_BYTES)
+    return min(MAX_FAMILY_COUNT, call_bytes_bound(memory_budget_bytes()) // (item_bytes or FAMILY_ITEM_BYTES))
 
 
 def _check_backend(backend: str, address: str | None) -> None:

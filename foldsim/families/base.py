@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..errors import InputError, describe
+from ..limits import FAMILY_ITEM_BYTES
 from ..sheets import SIDE_SIGNS, Fold, PointHole, SheetItem
 
 Q = Fraction
@@ -68,6 +69,8 @@ class Family:
     native_file = ""  # the family's own format file in the output folder
     #: the family's own distractor rules, by their names
     distractor_rules: tuple[str, ...] = ()
+    #: bytes one of its records holds until a run writes them all (the --count bound's unit)
+    item_bytes = FAMILY_ITEM_BYTES
     #: how the open-ended task names holes: "cell" (row, col) when every hole is at a cell centre,
     #: else "point" (exact x, y)
     hole_names = "point"

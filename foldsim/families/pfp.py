@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from ..cutfold import CutItem, cut_item, cut_item_from_record, cut_item_to_record, fold_states, unfold_cut
 from ..errors import InputError, describe
+from ..limits import PFP_ITEM_BYTES
 from ..polygons import bounding_box, outline, preset_sheet
 from . import pfp_rules as R
 from .audit import DIFFERS, OK, AuditItem, AuditReport, read_each
@@ -160,6 +161,7 @@ class PfpFamily(RecordFamily):
     levels = R.LEVELS
     n_options = 4
     task_type = "Choice"
+    item_bytes = PFP_ITEM_BYTES  # its records keep every state and every option's exact cut-outs
     native_file = "answer.jsonl"
     distractor_rules = (*R.PFP_RULES, *R.SIMULATED_RULES, *R.RULE_DISTRACTORS, "step_1", "step_2", "step_3")
     open_tasks = ("count",)

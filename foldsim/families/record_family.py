@@ -37,6 +37,7 @@ import json
 from collections.abc import Callable
 
 from ..errors import InputError, describe
+from ..limits import FAMILY_ITEM_BYTES
 
 
 class RecordFamily:
@@ -53,6 +54,8 @@ class RecordFamily:
     distractor_rules: tuple[str, ...] = ()
     #: the open tasks its records carry (`<task>Question` / `<task>Answer`)
     open_tasks: tuple[str, ...] = ()
+    #: bytes one of its records holds until a run writes them all (the --count bound's unit)
+    item_bytes = FAMILY_ITEM_BYTES
 
     def level(self, name: str | None) -> str:
         """The level's name (the first when None); InputError naming --level for an unknown one."""
