@@ -213,12 +213,6 @@ def view_one(fold: NetFold, labels: jnp.ndarray, pattern_turn: jnp.ndarray, patt
                    shown & pattern_mirror[safe].astype(bool))
 
 
-def pattern_quarters(fold: NetFold, pattern_turn: jnp.ndarray) -> jnp.ndarray:
-    """int32[F]: where each face's pattern up points on its cube side (quarter turns from the side's
-    up, seen from outside; 0 for faces off the cube). Mirror flags pass through folding unchanged."""
-    return jnp.where(fold.side >= 0, (fold.quarter + pattern_turn) % 4, 0)
-
-
 fold_batch = jax.jit(jax.vmap(fold_one))
 fold_batch.__doc__ = "fold_one over a leading batch axis of nets (jit + vmap)."
 
